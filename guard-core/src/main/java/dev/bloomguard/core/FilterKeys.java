@@ -1,0 +1,38 @@
+package dev.bloomguard.core;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import java.util.UUID;
+
+/**
+ * Redis key names of one filter. The geometry is in the name, so bits written with one
+ * geometry are never read with another; the part in braces is a cluster hash tag, so a
+ * filter's staging key lands in the same slot as its live key and {@code RENAME} can swap them.
+ *
+ * <p>Live key: {@code <prefix>:{<filter>:<geometry>:0}}, e.g. {@code bg:{user:m9585088k7:0}}.
+ */
+public final class FilterKeys {
+
+    private final String live;
+
+    private FilterKeys(String live) {
+        this.live = live;
+    }
+
+    public static FilterKeys of(String keyPrefix, String filterName, FilterGeometry geometry) {
+        checkArgument(keyPrefix != null && !keyPrefix.isBlank(), "key-prefix (%s) must not be blank", keyPrefix);
+        checkArgument(filterName != null && filterName.matches("[A-Za-z0-9_.-]+"),
+                "filter name (%s) may only use letters, digits, '_', '.' and '-'", filterName);
+        return new FilterKeys(keyPrefix + ":{" + filterName + ":" + geometry.id() + ":0}");
+    }
+
+    /** The key checks read. */
+    public String live() {
+        return live;
+    }
+
+    /** A fresh staging key for one bulk load, in the live key's hash slot. */
+    public String newStaging() {
+        return live + ":staging:" + UUID.randomUUID().toString().substring(0, 8);
+    }
+}
