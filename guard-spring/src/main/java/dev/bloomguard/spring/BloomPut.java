@@ -1,0 +1,35 @@
+package dev.bloomguard.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Adds a key to a Bloom filter after the method returns normally, so that a key created by the
+ * method passes the filter from then on.
+ *
+ * <pre>{@code
+ * @BloomPut(filter = "user", key = "#result.id")
+ * User save(User user);
+ * }</pre>
+ *
+ * <p>{@link #key()} is SpEL over the arguments and {@code #result}; a {@code null} key adds
+ * nothing, a collection or array adds every element. If the add fails (Redis down) the method's
+ * result is not returned: a {@link BloomGuardException} is thrown instead, so that a surrounding
+ * transaction rolls back rather than leaving a row the filter does not know.
+ */
+@Target({ ElementType.METHOD, ElementType.TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Inherited
+@Documented
+public @interface BloomPut {
+
+    /** Name of the filter under {@code bloom-guard.filters}. */
+    String filter();
+
+    /** SpEL expression for the key to add, over the arguments and {@code #result}. */
+    String key();
+}

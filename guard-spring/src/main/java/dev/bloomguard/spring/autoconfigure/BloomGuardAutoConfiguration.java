@@ -1,0 +1,171 @@
+package dev.bloomguard.spring.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import javax.sql.DataSource;
+
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.core.redis.LettuceBitmapStore;
+import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.BloomGuardConfigurationException;
+import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
+import dev.bloomguard.spring.interceptor.BloomGuardInterceptor;
+import dev.bloomguard.spring.interceptor.BloomOperationSource;
+import dev.bloomguard.spring.metrics.GuardMetrics;
+import dev.bloomguard.spring.warmup.FilterWarmer;
+import dev.bloomguard.spring.warmup.SqlKeySource;
+
+/**
+ * The starter's core: the filters from {@code bloom-guard.filters}, the advisor behind
+ * {@code @BloomGuard}/{@code @BloomPut}, and the SQL warmup. Every bean can be replaced by
+ * declaring one of the same type.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration" })
+@ConditionalOnClass(RedisConnectionFactory.class)
+@ConditionalOnProperty(prefix = "bloom-guard", name = "enabled", havingValue = "true", matchIfMissing = true)
+@EnableConfigurationProperties(BloomGuardProperties.class)
+@Import(BloomGuardAutoConfiguration.AutoProxyRegistrar.class)
+public class BloomGuardAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(RedisConnectionFactory.class)
+    public BitmapStore bloomGuardBitmapStore(RedisConnectionFactory connectionFactory, BloomGuardProperties properties) {
+        if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
+            throw new BloomGuardConfigurationException("bloom-guard needs Lettuce (spring.data.redis.client-type=lettuce);"
+                    + " the RedisConnectionFactory is a " + connectionFactory.getClass().getName());
+        }
+        return LettuceBitmapStore.create(lettuce, properties.getWriteTimeout());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(BitmapStore.class)
+    public BloomFilterRegistry bloomFilterRegistry(BloomGuardProperties properties, BitmapStore store) {
+        FilterSettingsValidator.validate(properties);
+        Map<String, RedisBloomFilter> filters = new LinkedHashMap<>();
+        properties.getFilters().forEach((name, settings) -> {
+            FilterGeometry geometry = FilterSettingsValidator.geometry(properties, name, settings);
+            filters.put(name, RedisBloomFilter.builder(name, geometry, store)
+                    .keyPrefix(properties.getKeyPrefix())
+                    .checkTimeout(properties.getRedisTimeout())
+                    .journalRetention(properties.getAddJournalRetention())
+                    .build());
+        });
+        return new BloomFilterRegistry(filters);
+    }
+
+    /**
+     * Static and bound straight from the environment: advisors are created while bean post
+     * processors are still being registered, and must not drag Redis or metrics beans in early.
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean
+    public static BloomGuardAdvisor bloomGuardAdvisor(Environment environment,
+            ObjectProvider<BloomFilterRegistry> registry, ObjectProvider<GuardMetrics> metrics) {
+        BloomGuardProperties properties = Binder.get(environment)
+                .bindOrCreate("bloom-guard", BloomGuardProperties.class);
+        BloomOperationSource source = new BloomOperationSource(new PropertiesCatalog(properties));
+        BloomGuardInterceptor interceptor = new BloomGuardInterceptor(source, registry::getObject,
+                () -> metrics.getIfAvailable(() -> GuardMetrics.NONE),
+                properties.getOnRedisFailure() == BloomGuardProperties.OnRedisFailure.BLOCK);
+        return new BloomGuardAdvisor(source, interceptor, properties.getOrder());
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBean(BloomFilterRegistry.class)
+    static class WarmupConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        FilterWarmer bloomGuardFilterWarmer(BloomGuardProperties properties, BloomFilterRegistry registry,
+                ObjectProvider<DataSource> primaryDataSource, BeanFactory beanFactory) {
+            List<FilterWarmer.Task> tasks = new ArrayList<>();
+            properties.getFilters().forEach((name, settings) -> {
+                BloomGuardProperties.Warmup warmup = settings.getWarmup();
+                if (warmup.runsOnStartup()) {
+                    DataSource dataSource = dataSource(name, warmup.getDatasource(), primaryDataSource, beanFactory);
+                    tasks.add(new FilterWarmer.Task(registry.filter(name),
+                            new SqlKeySource(dataSource, warmup.getSql(), warmup.getFetchSize()), warmup.isBlocking()));
+                }
+            });
+            return new FilterWarmer(tasks);
+        }
+
+        private static DataSource dataSource(String filter, String beanName, ObjectProvider<DataSource> primary,
+                BeanFactory beanFactory) {
+            String property = "bloom-guard.filters." + filter + ".warmup";
+            if (beanName != null && !beanName.isBlank()) {
+                try {
+                    return beanFactory.getBean(beanName, DataSource.class);
+                }
+                catch (NoSuchBeanDefinitionException ex) {
+                    throw new BloomGuardConfigurationException(property + ".datasource names '" + beanName
+                            + "', but there is no DataSource bean of that name");
+                }
+            }
+            DataSource dataSource = primary.getIfUnique();
+            if (dataSource == null) {
+                throw new BloomGuardConfigurationException(property + ".sql is set but there is no single primary"
+                        + " DataSource; configure one or name a bean in " + property + ".datasource");
+            }
+            return dataSource;
+        }
+    }
+
+    /** Filter names and policies as the annotations see them at proxy-creation time. */
+    private record PropertiesCatalog(BloomGuardProperties properties) implements BloomOperationSource.FilterCatalog {
+
+        @Override
+        public Optional<Boolean> returnsEmpty(String filter) {
+            return Optional.ofNullable(properties.getFilters().get(filter))
+                    .map(settings -> settings.getOnAbsent() == BloomGuardProperties.OnAbsent.RETURN_EMPTY);
+        }
+
+        @Override
+        public Iterable<String> names() {
+            return properties.getFilters().keySet();
+        }
+    }
+
+    /** Makes sure an auto-proxy creator exists even with {@code spring.aop.auto=false}, as {@code @EnableCaching} does. */
+    static class AutoProxyRegistrar implements ImportBeanDefinitionRegistrar {
+
+        @Override
+        public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+            AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+        }
+    }
+}

@@ -1,0 +1,245 @@
+package dev.bloomguard.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
+
+/**
+ * Settings under {@code bloom-guard}. Checked at startup by {@link FilterSettingsValidator}: a
+ * bad value fails the application before it serves a request, naming the property.
+ */
+@ConfigurationProperties(prefix = "bloom-guard")
+public class BloomGuardProperties {
+
+    /** Whether the starter is active; when false, @BloomGuard and @BloomPut are no-ops and nothing touches Redis. */
+    private boolean enabled = true;
+
+    /** Namespace of every Redis key the starter writes. */
+    private String keyPrefix = "bg";
+
+    /** A check that takes longer than this counts as a Redis failure (see on-redis-failure). */
+    private Duration redisTimeout = Duration.ofMillis(50);
+
+    /** Bound on writes to Redis: adds, bitmap uploads and swaps. */
+    private Duration writeTimeout = Duration.ofSeconds(10);
+
+    /** What a guarded call does when Redis fails or is too slow: allow (let it through) or block (reject it). */
+    private OnRedisFailure onRedisFailure = OnRedisFailure.ALLOW;
+
+    /** Safety limit on the bitmap of one filter; a filter whose geometry needs more fails startup. */
+    private DataSize maxFilterSize = DataSize.ofMegabytes(512);
+
+    /** Order of the guard advice; by default it runs outside (before) caching and transactions. */
+    private int order = BloomGuardAdvisor.DEFAULT_ORDER;
+
+    /** How far back a rebuild replays adds: longer than the longest transaction that adds a key. */
+    private Duration addJournalRetention = Duration.ofMinutes(5);
+
+    /** The filters, by the name used in @BloomGuard(filter = ...). */
+    private Map<String, Filter> filters = new LinkedHashMap<>();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getKeyPrefix() {
+        return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+
+    public Duration getRedisTimeout() {
+        return redisTimeout;
+    }
+
+    public void setRedisTimeout(Duration redisTimeout) {
+        this.redisTimeout = redisTimeout;
+    }
+
+    public Duration getWriteTimeout() {
+        return writeTimeout;
+    }
+
+    public void setWriteTimeout(Duration writeTimeout) {
+        this.writeTimeout = writeTimeout;
+    }
+
+    public OnRedisFailure getOnRedisFailure() {
+        return onRedisFailure;
+    }
+
+    public void setOnRedisFailure(OnRedisFailure onRedisFailure) {
+        this.onRedisFailure = onRedisFailure;
+    }
+
+    public DataSize getMaxFilterSize() {
+        return maxFilterSize;
+    }
+
+    public void setMaxFilterSize(DataSize maxFilterSize) {
+        this.maxFilterSize = maxFilterSize;
+    }
+
+    public int getOrder() {
+        return order;
+    }
+
+    public void setOrder(int order) {
+        this.order = order;
+    }
+
+    public Duration getAddJournalRetention() {
+        return addJournalRetention;
+    }
+
+    public void setAddJournalRetention(Duration addJournalRetention) {
+        this.addJournalRetention = addJournalRetention;
+    }
+
+    public Map<String, Filter> getFilters() {
+        return filters;
+    }
+
+    public void setFilters(Map<String, Filter> filters) {
+        this.filters = filters;
+    }
+
+    /** What a guarded call does when Redis cannot answer. */
+    public enum OnRedisFailure {
+        /** Let the call through (fail open): a Redis outage never blocks real keys. */
+        ALLOW,
+        /** Reject the call as if the key were absent (fail closed). */
+        BLOCK
+    }
+
+    /** What a guarded call does when its key is definitely absent. */
+    public enum OnAbsent {
+        /** Throw BloomGuardRejectedException (HTTP 404 under Spring MVC). */
+        THROW,
+        /** Return null, Optional.empty() or an empty collection, map, stream or array, by return type. */
+        RETURN_EMPTY
+    }
+
+    /** One filter. */
+    public static class Filter {
+
+        /** How many keys the filter is sized for; more keys raise the false-positive rate. */
+        private long expectedInsertions = 1_000_000;
+
+        /** Wanted false-positive probability at expected-insertions keys, in (0, 1). */
+        private double fpp = 0.01;
+
+        /** What a guarded call does when its key is definitely absent: throw or return-empty. */
+        private OnAbsent onAbsent = OnAbsent.THROW;
+
+        /** How the filter is filled from the database. */
+        private Warmup warmup = new Warmup();
+
+        public long getExpectedInsertions() {
+            return expectedInsertions;
+        }
+
+        public void setExpectedInsertions(long expectedInsertions) {
+            this.expectedInsertions = expectedInsertions;
+        }
+
+        public double getFpp() {
+            return fpp;
+        }
+
+        public void setFpp(double fpp) {
+            this.fpp = fpp;
+        }
+
+        public OnAbsent getOnAbsent() {
+            return onAbsent;
+        }
+
+        public void setOnAbsent(OnAbsent onAbsent) {
+            this.onAbsent = onAbsent;
+        }
+
+        public Warmup getWarmup() {
+            return warmup;
+        }
+
+        public void setWarmup(Warmup warmup) {
+            this.warmup = warmup;
+        }
+    }
+
+    /** Filling a filter from SQL. */
+    public static class Warmup {
+
+        /** Query whose first column is the key, e.g. SELECT id FROM users; empty: no warmup. */
+        private String sql = "";
+
+        /** Bean name of the DataSource to read; empty: the primary DataSource. */
+        private String datasource = "";
+
+        /** Rows fetched per round trip; the query is streamed with a cursor, so memory stays constant. */
+        private int fetchSize = 10_000;
+
+        /** Whether to warm the filter when the application starts. */
+        private boolean onStartup = true;
+
+        /** Whether startup waits until the filter is warm; if false, checks are bypassed until it is. */
+        private boolean blocking = false;
+
+        public String getSql() {
+            return sql;
+        }
+
+        public void setSql(String sql) {
+            this.sql = sql;
+        }
+
+        public String getDatasource() {
+            return datasource;
+        }
+
+        public void setDatasource(String datasource) {
+            this.datasource = datasource;
+        }
+
+        public int getFetchSize() {
+            return fetchSize;
+        }
+
+        public void setFetchSize(int fetchSize) {
+            this.fetchSize = fetchSize;
+        }
+
+        public boolean isOnStartup() {
+            return onStartup;
+        }
+
+        public void setOnStartup(boolean onStartup) {
+            this.onStartup = onStartup;
+        }
+
+        public boolean isBlocking() {
+            return blocking;
+        }
+
+        public void setBlocking(boolean blocking) {
+            this.blocking = blocking;
+        }
+
+        /** True when there is SQL to run at startup. */
+        public boolean runsOnStartup() {
+            return onStartup && sql != null && !sql.isBlank();
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package dev.bloomguard.spring.autoconfigure;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+
+import dev.bloomguard.spring.web.BloomGuardRejectedExceptionHandler;
+
+/** Renders {@code BloomGuardRejectedException} as HTTP 404 in Spring MVC applications. */
+@AutoConfiguration(after = BloomGuardAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(name = "org.springframework.web.servlet.DispatcherServlet")
+@ConditionalOnProperty(prefix = "bloom-guard", name = "enabled", havingValue = "true", matchIfMissing = true)
+public class BloomGuardWebMvcAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public BloomGuardRejectedExceptionHandler bloomGuardRejectedExceptionHandler() {
+        return new BloomGuardRejectedExceptionHandler();
+    }
+}

@@ -1,0 +1,74 @@
+package dev.bloomguard.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.Map;
+
+import dev.bloomguard.spring.BloomGuardConfigurationException;
+
+import dev.bloomguard.core.FilterGeometry;
+
+/**
+ * Turns bad {@code bloom-guard.*} values into a startup failure that names the property and
+ * quotes the value, before anything touches Redis.
+ */
+final class FilterSettingsValidator {
+
+    private FilterSettingsValidator() {
+    }
+
+    static void validate(BloomGuardProperties properties) {
+        requirePositive("bloom-guard.redis-timeout", properties.getRedisTimeout());
+        requirePositive("bloom-guard.write-timeout", properties.getWriteTimeout());
+        if (properties.getKeyPrefix() == null || properties.getKeyPrefix().isBlank()) {
+            throw new BloomGuardConfigurationException("bloom-guard.key-prefix must not be blank");
+        }
+        if (properties.getAddJournalRetention() == null || properties.getAddJournalRetention().isNegative()) {
+            throw new BloomGuardConfigurationException("bloom-guard.add-journal-retention ("
+                    + properties.getAddJournalRetention() + ") must not be negative");
+        }
+        for (Map.Entry<String, BloomGuardProperties.Filter> entry : properties.getFilters().entrySet()) {
+            geometry(properties, entry.getKey(), entry.getValue());
+            BloomGuardProperties.Warmup warmup = entry.getValue().getWarmup();
+            if (warmup.getFetchSize() < 1) {
+                throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
+                        + ".warmup.fetch-size (" + warmup.getFetchSize() + ") must be at least 1");
+            }
+        }
+    }
+
+    /** The filter's geometry, or a startup failure naming the property that makes it impossible. */
+    static FilterGeometry geometry(BloomGuardProperties properties, String name, BloomGuardProperties.Filter filter) {
+        String prefix = "bloom-guard.filters." + name;
+        if (!name.matches("[A-Za-z0-9_.-]+")) {
+            throw new BloomGuardConfigurationException(
+                    prefix + ": a filter name may only use letters, digits, '_', '.' and '-'");
+        }
+        if (filter.getExpectedInsertions() < 1) {
+            throw new BloomGuardConfigurationException(prefix + ".expected-insertions ("
+                    + filter.getExpectedInsertions() + ") must be at least 1");
+        }
+        if (!(filter.getFpp() > 0.0 && filter.getFpp() < 1.0)) {
+            throw new BloomGuardConfigurationException(prefix + ".fpp (" + filter.getFpp() + ") must be in (0, 1)");
+        }
+        FilterGeometry geometry;
+        try {
+            geometry = FilterGeometry.of(filter.getExpectedInsertions(), filter.getFpp());
+        }
+        catch (IllegalArgumentException ex) {
+            throw new BloomGuardConfigurationException(prefix + ": " + ex.getMessage());
+        }
+        long limit = properties.getMaxFilterSize().toBytes();
+        if (geometry.byteSize() > limit) {
+            throw new BloomGuardConfigurationException(prefix + " needs " + geometry.byteSize()
+                    + " bytes (expected-insertions " + filter.getExpectedInsertions() + ", fpp " + filter.getFpp()
+                    + "), more than bloom-guard.max-filter-size (" + limit + " bytes)");
+        }
+        return geometry;
+    }
+
+    private static void requirePositive(String property, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new BloomGuardConfigurationException(property + " (" + value + ") must be positive");
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package dev.bloomguard.spring.interceptor;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
+
+import dev.bloomguard.spring.BloomGuard;
+import dev.bloomguard.spring.BloomGuardConfigurationException;
+import dev.bloomguard.spring.BloomPut;
+
+/**
+ * Finds {@link BloomGuard} and {@link BloomPut} on a method, its interface declarations and its
+ * type, and compiles them into {@link BloomOperations} once per (method, target class), as
+ * Spring's cache abstraction does; methods without either are cached as a sentinel.
+ *
+ * <p>Validation happens here, so it happens when the proxy is created at startup: an unknown
+ * filter, a bad key expression or {@code return-empty} on a primitive fails the application,
+ * naming the method.
+ */
+public final class BloomOperationSource {
+
+    /** A filter as the annotations need it: does it exist, and what does a rejection return. */
+    public interface FilterCatalog {
+
+        /** The filter's on-absent policy, or empty when no such filter is configured. */
+        Optional<Boolean> returnsEmpty(String filter);
+
+        /** Configured filter names, for error messages. */
+        Iterable<String> names();
+    }
+
+    private static final BloomOperations NONE = new BloomOperations(null, null);
+
+    private final Map<MethodClassKey, BloomOperations> cache = new ConcurrentHashMap<>(256);
+    private final FilterCatalog catalog;
+    private final SpelExpressionParser parser = new SpelExpressionParser();
+    private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+
+    public BloomOperationSource(FilterCatalog catalog) {
+        this.catalog = catalog;
+    }
+
+    /** The operations of {@code method} called on {@code targetClass}, or null when it has none. */
+    BloomOperations get(Method method, Class<?> targetClass) {
+        if (method.getDeclaringClass() == Object.class) {
+            return null;
+        }
+        MethodClassKey key = new MethodClassKey(method, targetClass);
+        BloomOperations operations = cache.get(key);
+        if (operations == null) {
+            operations = compute(method, targetClass);
+            cache.put(key, operations);
+        }
+        return operations == NONE ? null : operations;
+    }
+
+    private BloomOperations compute(Method method, Class<?> targetClass) {
+        if (!Modifier.isPublic(method.getModifiers())) {
+            return NONE;
+        }
+        Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+        BloomGuard guard = find(specific, method, targetClass, BloomGuard.class);
+        BloomPut put = find(specific, method, targetClass, BloomPut.class);
+        if (guard == null && put == null) {
+            return NONE;
+        }
+        String where = ClassUtils.getQualifiedMethodName(method, targetClass);
+        return new BloomOperations(guard == null ? null : guard(guard, method, where),
+                put == null ? null : put(put, method, where));
+    }
+
+    private BloomOperations.Guard guard(BloomGuard guard, Method method, String where) {
+        String at = "@BloomGuard on " + where;
+        boolean returnsEmpty = returnsEmpty(guard.filter(), at);
+        KeyExpression key = KeyExpression.compile(guard.key(), method, false, at, parser, parameterNames);
+        return new BloomOperations.Guard(guard.filter(), key,
+                returnsEmpty ? EmptyResults.forMethod(method, at) : null, where);
+    }
+
+    private BloomOperations.Put put(BloomPut put, Method method, String where) {
+        String at = "@BloomPut on " + where;
+        returnsEmpty(put.filter(), at);
+        KeyExpression key = KeyExpression.compile(put.key(), method, true, at, parser, parameterNames);
+        return new BloomOperations.Put(put.filter(), key, where);
+    }
+
+    private boolean returnsEmpty(String filter, String at) {
+        return catalog.returnsEmpty(filter)
+                .orElseThrow(() -> new BloomGuardConfigurationException(at + ": filter '" + filter
+                        + "' is not configured; add it under bloom-guard.filters (configured: "
+                        + String.join(", ", catalog.names()) + ")"));
+    }
+
+    private static <A extends java.lang.annotation.Annotation> A find(Method specific, Method method,
+            Class<?> targetClass, Class<A> type) {
+        A found = AnnotatedElementUtils.findMergedAnnotation(specific, type);
+        if (found == null && specific != method) {
+            found = AnnotatedElementUtils.findMergedAnnotation(method, type);
+        }
+        if (found == null && targetClass != null) {
+            found = AnnotatedElementUtils.findMergedAnnotation(targetClass, type);
+        }
+        if (found == null) {
+            found = AnnotatedElementUtils.findMergedAnnotation(method.getDeclaringClass(), type);
+        }
+        return found;
+    }
+}

@@ -1,0 +1,15 @@
+package dev.bloomguard.spring.metrics;
+
+/** Where the interceptor reports each check. */
+public interface GuardMetrics {
+
+    /** Reports nothing; used when there is no meter registry. */
+    GuardMetrics NONE = (filter, outcome, durationNanos) -> {
+    };
+
+    /**
+     * @param durationNanos time spent deciding, or a negative value when nothing was asked of
+     *     the filter (a null key); such calls are not counted
+     */
+    void record(String filter, CheckOutcome outcome, long durationNanos);
+}

@@ -1,0 +1,99 @@
+package dev.bloomguard.spring.warmup;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+
+import javax.sql.DataSource;
+
+import dev.bloomguard.core.LoadReport;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.spring.BloomGuardException;
+
+/**
+ * Streams the first column of a query into a filter's bulk load.
+ *
+ * <p>Memory stays constant whatever the table size: rows are fetched {@code fetchSize} at a time
+ * through a forward-only cursor. PostgreSQL only uses a cursor inside a transaction, so
+ * autocommit is switched off for the read (and restored after); MySQL's Connector/J streams
+ * only with {@code useCursorFetch=true} on the URL.
+ */
+public final class SqlKeySource {
+
+    private final DataSource dataSource;
+    private final String sql;
+    private final int fetchSize;
+
+    public SqlKeySource(DataSource dataSource, String sql, int fetchSize) {
+        this.dataSource = dataSource;
+        this.sql = sql;
+        this.fetchSize = fetchSize;
+    }
+
+    /** Runs the query and loads every key it returns into {@code filter}, swapping it in at the end. */
+    public LoadReport loadInto(RedisBloomFilter filter) {
+        try (Connection connection = dataSource.getConnection()) {
+            boolean autoCommit = connection.getAutoCommit();
+            connection.setAutoCommit(false);
+            try (Statement statement = connection.createStatement(ResultSet.TYPE_FORWARD_ONLY,
+                    ResultSet.CONCUR_READ_ONLY)) {
+                statement.setFetchSize(fetchSize);
+                try (ResultSet rows = statement.executeQuery(sql)) {
+                    return filter.load(new ColumnIterator(rows, filter.name()));
+                }
+            }
+            finally {
+                connection.rollback();
+                connection.setAutoCommit(autoCommit);
+            }
+        }
+        catch (SQLException ex) {
+            throw new BloomGuardException("Warmup query of filter '" + filter.name() + "' failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** The first column of each row, read as its natural Java type (Long, UUID, String, BigDecimal). */
+    private static final class ColumnIterator implements Iterator<Object> {
+
+        private final ResultSet rows;
+        private final String filter;
+        private Boolean hasNext;
+
+        ColumnIterator(ResultSet rows, String filter) {
+            this.rows = rows;
+            this.filter = filter;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (hasNext == null) {
+                try {
+                    hasNext = rows.next();
+                }
+                catch (SQLException ex) {
+                    throw new BloomGuardException("Reading warmup rows of filter '" + filter + "' failed: "
+                            + ex.getMessage(), ex);
+                }
+            }
+            return hasNext;
+        }
+
+        @Override
+        public Object next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            hasNext = null;
+            try {
+                return rows.getObject(1);
+            }
+            catch (SQLException ex) {
+                throw new BloomGuardException("Reading warmup rows of filter '" + filter + "' failed: "
+                        + ex.getMessage(), ex);
+            }
+        }
+    }
+}
