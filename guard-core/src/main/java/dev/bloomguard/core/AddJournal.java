@@ -27,6 +27,7 @@ final class AddJournal {
     private final ConcurrentLinkedDeque<Entry> entries = new ConcurrentLinkedDeque<>();
     private final AtomicLong sequence = new AtomicLong();
     private final AtomicInteger size = new AtomicInteger();
+    private final Object appendLock = new Object();
     private final long retentionNanos;
     private final int capacity;
     private volatile long pinnedNanos = UNPINNED;
@@ -38,8 +39,14 @@ final class AddJournal {
     }
 
     void record(long[] offsets) {
-        long now = System.nanoTime();
-        entries.addLast(new Entry(sequence.incrementAndGet(), now, offsets));
+        long now;
+        // Sequence, time and position are taken together so the deque is in sequence order: a load
+        // that has seen sequence s in since() has seen every earlier one, and replays only later ones
+        // under the swap lock. Numbered apart from the append, an add racing the first replay was lost.
+        synchronized (appendLock) {
+            now = System.nanoTime();
+            entries.addLast(new Entry(sequence.incrementAndGet(), now, offsets));
+        }
         size.incrementAndGet();
         trim(now);
     }

@@ -42,10 +42,13 @@ public final class FilterGeometry {
     public static FilterGeometry of(long expectedInsertions, double fpp) {
         checkArgument(expectedInsertions >= 1, "expected-insertions (%s) must be at least 1", expectedInsertions);
         checkArgument(fpp > 0.0 && fpp < 1.0, "fpp (%s) must be in (0, 1)", fpp);
-        long bits = roundUpToWord(optimalNumOfBits(expectedInsertions, fpp));
-        checkArgument(bits <= MAX_BITS,
+        // Checked before rounding: a huge n saturates the bit count at Long.MAX_VALUE, and rounding
+        // that up to a word overflows to a negative number, which would pass as a 64-bit filter.
+        long unrounded = optimalNumOfBits(expectedInsertions, fpp);
+        checkArgument(unrounded <= MAX_BITS,
                 "a filter of %s expected insertions at fpp %s needs %s bits, more than one Redis string holds (%s)",
-                expectedInsertions, fpp, bits, MAX_BITS);
+                expectedInsertions, fpp, unrounded, MAX_BITS);
+        long bits = roundUpToWord(unrounded);
         return new FilterGeometry(expectedInsertions, fpp, bits, optimalNumOfHashFunctions(fpp));
     }
 
