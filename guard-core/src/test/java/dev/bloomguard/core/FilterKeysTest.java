@@ -1,0 +1,54 @@
+package dev.bloomguard.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class FilterKeysTest {
+
+    private static final FilterGeometry GEOMETRY = FilterGeometry.of(1_000_000, 0.01);
+
+    @Test
+    void namesTheLiveKeyAfterPrefixFilterAndGeometry() {
+        assertThat(FilterKeys.of("bg", "user", GEOMETRY).live()).isEqualTo("bg:{user:m9585088k7:0}");
+    }
+
+    @Test
+    void putsEveryStagingKeyInTheLiveKeysHashSlot() {
+        FilterKeys keys = FilterKeys.of("bg", "user", GEOMETRY);
+
+        String staging = keys.newStaging();
+
+        assertThat(staging).startsWith(keys.live() + ":staging:");
+        assertThat(hashTag(staging)).isEqualTo(hashTag(keys.live())).isEqualTo("user:m9585088k7:0");
+        assertThat(keys.newStaging()).isNotEqualTo(staging);
+    }
+
+    @Test
+    void givesAnotherGeometryAnotherKey() {
+        assertThat(FilterKeys.of("bg", "user", FilterGeometry.of(2_000_000, 0.01)).live())
+                .isNotEqualTo(FilterKeys.of("bg", "user", GEOMETRY).live());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", " ", "user id", "user{1}", "a:b", "ü"})
+    void rejectsFilterNamesThatWouldBreakTheKeyQuotingThem(String name) {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> FilterKeys.of("bg", name, GEOMETRY))
+                .withMessageContaining("filter name (" + name + ")");
+    }
+
+    @Test
+    void rejectsABlankPrefix() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> FilterKeys.of(" ", "user", GEOMETRY))
+                .withMessageContaining("key-prefix");
+    }
+
+    private static String hashTag(String key) {
+        return key.substring(key.indexOf('{') + 1, key.indexOf('}'));
+    }
+}

@@ -1,0 +1,573 @@
+package dev.bloomguard.core;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.core.redis.BitmapStoreException;
+import dev.bloomguard.core.redis.LettuceBitmapStore;
+import dev.bloomguard.embedded.RedisServer;
+
+/**
+ * The filter against a real {@code redis-server} started by the test: no Redis, no test run.
+ * Checks get a generous timeout so a slow CI machine cannot turn PRESENT into UNAVAILABLE;
+ * only the outage test uses the production-like 50 ms.
+ */
+class RedisBloomFilterTest {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisBloomFilterTest.class);
+    private static final Duration GENEROUS_CHECK_TIMEOUT = Duration.ofSeconds(5);
+    private static final AtomicInteger FILTER_NUMBER = new AtomicInteger();
+
+    private static RedisServer redis;
+    private static LettuceConnectionFactory connectionFactory;
+    private static BitmapStore store;
+
+    private String filterName;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = RedisServer.start();
+        connectionFactory = connect(redis.port());
+        store = LettuceBitmapStore.create(connectionFactory, Duration.ofSeconds(10));
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (connectionFactory != null) {
+            connectionFactory.destroy();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    @BeforeEach
+    void nameFilterAfterTest(TestInfo test) {
+        filterName = test.getTestMethod().orElseThrow().getName() + "-" + FILTER_NUMBER.incrementAndGet();
+    }
+
+    @Test
+    void blocksNothingThatWasLoaded() {
+        RedisBloomFilter filter = filter(FilterGeometry.of(200_000, 0.01));
+        // Ids arrive as whatever type the warmup query returns; checks come in as Long.
+        LoadReport report = filter.load(LongStream.rangeClosed(1, 200_000).mapToObj(RedisBloomFilterTest::asMixedType));
+
+        assertThat(report.keys()).isEqualTo(200_000);
+        List<Long> ids = LongStream.rangeClosed(1, 200_000).boxed().toList();
+        for (List<Long> batch : batches(ids, 1_000)) {
+            List<Membership> answers = filter.checkAll(batch);
+            assertThat(answers).hasSize(batch.size());
+            assertThat(answers).as("ids %s..%s", batch.get(0), batch.get(batch.size() - 1))
+                    .containsOnly(Membership.PRESENT);
+        }
+        for (long id = 1; id <= 200_000; id += 997) {
+            assertThat(filter.check(id)).as("id %s", id).isEqualTo(Membership.PRESENT);
+            assertThat(filter.check(Long.toString(id))).isEqualTo(Membership.PRESENT);
+            assertThat(filter.check((int) id)).isEqualTo(Membership.PRESENT);
+            assertThat(filter.mightContain(id)).isTrue();
+        }
+    }
+
+    @Test
+    void letsThroughAboutTheConfiguredShareOfKeysNeverAdded() {
+        double fpp = 0.01;
+        RedisBloomFilter filter = filter(FilterGeometry.of(200_000, fpp));
+        filter.load(LongStream.rangeClosed(1, 200_000).boxed());
+
+        int absentKeys = 200_000;
+        long falsePositives = 0;
+        long absent = 0;
+        List<Long> neverAdded = LongStream.range(0, absentKeys).map(i -> 1_000_000_000L + i).boxed().toList();
+        for (List<Long> batch : batches(neverAdded, 1_000)) {
+            for (Membership answer : filter.checkAll(batch)) {
+                if (answer == Membership.PRESENT) {
+                    falsePositives++;
+                }
+                else if (answer == Membership.ABSENT) {
+                    absent++;
+                }
+            }
+        }
+        double measured = (double) falsePositives / absentKeys;
+        log.info("Measured false-positive rate {} over {} keys never added (configured {}, expected {})",
+                measured, absentKeys, fpp, filter.geometry().expectedFpp(200_000));
+
+        assertThat(falsePositives + absent).as("every answer decided").isEqualTo(absentKeys);
+        assertThat(measured).isBetween(0.5 * fpp, 1.5 * fpp);
+    }
+
+    @Test
+    void answersNotReadyNeverAbsentBeforeTheFirstLoad() {
+        RedisBloomFilter filter = filter(FilterGeometry.of(1_000, 0.01));
+
+        assertThat(filter.check("anything")).isEqualTo(Membership.NOT_READY);
+        assertThat(filter.check(42L)).isEqualTo(Membership.NOT_READY);
+        assertThat(filter.mightContain("anything")).isTrue();
+        assertThat(filter.checkAll(List.of("a", "b", 3L))).containsExactly(
+                Membership.NOT_READY, Membership.NOT_READY, Membership.NOT_READY);
+        assertThat(filter.lastLoad()).isEmpty();
+    }
+
+    @Test
+    void answersNotReadyAfterRedisLosesTheFilterEvenOnceAnAddRecreatesIt() {
+        RedisBloomFilter filter = filter(FilterGeometry.of(1_000, 0.01));
+        filter.load(Stream.of("alice", "bob"));
+        assertThat(filter.check("alice")).isEqualTo(Membership.PRESENT);
+        Object neverAdded = absentKey(filter);
+
+        flushAll();
+
+        assertThat(filter.check("alice")).isEqualTo(Membership.NOT_READY);
+        assertThat(filter.check(neverAdded)).isEqualTo(Membership.NOT_READY);
+        assertThat(filter.mightContain(neverAdded)).isTrue();
+
+        filter.add("carol");
+
+        assertThat(store.length(filter.keys().live())).as("the add re-created a partial bitmap").isPositive();
+        assertThat(filter.check("carol")).isEqualTo(Membership.NOT_READY);
+        assertThat(filter.check("alice")).isEqualTo(Membership.NOT_READY);
+        assertThat(filter.check(neverAdded)).isEqualTo(Membership.NOT_READY);
+        assertThat(filter.checkAll(List.of("alice", neverAdded)))
+                .containsExactly(Membership.NOT_READY, Membership.NOT_READY);
+
+        filter.load(Stream.of("alice", "bob"));
+
+        assertThat(filter.check("alice")).isEqualTo(Membership.PRESENT);
+        assertThat(filter.check("carol")).as("added since the last load, replayed by the reload")
+                .isEqualTo(Membership.PRESENT);
+        assertThat(filter.check(neverAdded)).isEqualTo(Membership.ABSENT);
+    }
+
+    @Test
+    void passesKeysAddedAfterALoadImmediately() {
+        RedisBloomFilter filter = filter(FilterGeometry.of(1_000, 0.01));
+        filter.load(LongStream.rangeClosed(1, 100).boxed());
+        List<Object> candidates = absentKeys(filter, 12);
+        Object single = candidates.get(0);
+        List<Object> batch = candidates.subList(1, 11);
+        Object stillAbsent = candidates.get(11);
+
+        filter.add(single);
+        filter.addAll(batch);
+
+        assertThat(filter.check(single)).isEqualTo(Membership.PRESENT);
+        assertThat(filter.checkAll(batch)).containsOnly(Membership.PRESENT);
+        assertThat(filter.check(stillAbsent)).isEqualTo(Membership.ABSENT);
+        assertThat(filter.mightContain(stillAbsent)).isFalse();
+    }
+
+    @Test
+    void addsEveryNonNullKeyOfABatch() {
+        RedisBloomFilter filter = filter(FilterGeometry.of(1_000, 0.01));
+        filter.load(Stream.of("seed"));
+        List<Object> keys = absentKeys(filter, 3);
+        List<Object> withNulls = Arrays.asList(null, keys.get(0), null, keys.get(1), keys.get(2), null);
+
+        filter.addAll(withNulls);
+
+        assertThat(filter.checkAll(keys)).containsOnly(Membership.PRESENT);
+    }
+
+    @Test
+    void addsABatchLargerThanOneRedisCommandCarries() {
+        RedisBloomFilter filter = filter(FilterGeometry.of(100_000, 0.01));
+        filter.load(Stream.of("seed"));
+        // 10,000 keys x 7 hashes = 70,000 bit writes: more than one BITFIELD command's worth.
+        List<String> keys = LongStream.range(0, 10_000).mapToObj(i -> "bulk-" + i).toList();
+        assertThat(filter.checkAll(keys)).filteredOn(answer -> answer == Membership.ABSENT)
+                .hasSizeGreaterThan(9_900);
+
+        filter.addAll(keys);
+
+        assertThat(filter.checkAll(keys)).containsOnly(Membership.PRESENT);
+    }
+
+    @Test
+    void leavesTheLiveFilterAsItWasWhenALoadFails() {
+        RedisBloomFilter filter = filter(FilterGeometry.of(1_000, 0.01));
+        filter.load(Stream.of("alice"));
+        Object neverAdded = absentKey(filter);
+        Iterator<Object> failing = Stream.<Object>of(neverAdded, "bob")
+                .map(key -> {
+                    if (key.equals("bob")) {
+                        throw new IllegalStateException("warmup query failed");
+                    }
+                    return key;
+                })
+                .iterator();
+
+        assertThatIllegalStateException().isThrownBy(() -> filter.load(failing))
+                .withMessage("warmup query failed");
+
+        assertThat(filter.isLoading()).isFalse();
+        assertThat(filter.check("alice")).isEqualTo(Membership.PRESENT);
+        assertThat(filter.check(neverAdded)).isEqualTo(Membership.ABSENT);
+        try (RedisConnection connection = connectionFactory.getConnection()) {
+            assertThat(connection.keyCommands().keys("*staging*".getBytes(UTF_8))).isEmpty();
+        }
+        filter.load(Stream.of("bob"));
+        assertThat(filter.check("bob")).isEqualTo(Membership.PRESENT);
+    }
+
+    @Test
+    void answersEachKeyOfABatchInOrderWithNullsPresent() {
+        RedisBloomFilter filter = filter(FilterGeometry.of(1_000, 0.01));
+        filter.load(Stream.of("alice", 7L));
+        List<Object> absent = absentKeys(filter, 2);
+
+        List<Membership> answers = filter.checkAll(Arrays.asList(
+                "alice", null, absent.get(0), "7", null, absent.get(1), 7));
+
+        assertThat(answers).containsExactly(Membership.PRESENT, Membership.PRESENT, Membership.ABSENT,
+                Membership.PRESENT, Membership.PRESENT, Membership.ABSENT, Membership.PRESENT);
+        assertThat(filter.checkAll(List.of())).isEmpty();
+        assertThat(filter.checkAll(Arrays.asList(null, null))).containsExactly(Membership.PRESENT, Membership.PRESENT);
+    }
+
+    @Test
+    void keepsEachGeometryInItsOwnKey() {
+        RedisBloomFilter small = filter(FilterGeometry.of(1_000, 0.01));
+        RedisBloomFilter resized = RedisBloomFilter.builder(filterName, FilterGeometry.of(5_000, 0.01), store)
+                .checkTimeout(GENEROUS_CHECK_TIMEOUT)
+                .build();
+        small.load(Stream.of("alice", "bob"));
+
+        assertThat(resized.keys().live()).isNotEqualTo(small.keys().live());
+        assertThat(resized.check("alice")).isEqualTo(Membership.NOT_READY);
+        assertThat(resized.check("bob")).isEqualTo(Membership.NOT_READY);
+
+        resized.load(Stream.of("carol"));
+
+        assertThat(resized.check("carol")).isEqualTo(Membership.PRESENT);
+        assertThat(small.check("alice")).isEqualTo(Membership.PRESENT);
+        assertThat(small.check("carol")).as("the small filter never saw carol").isEqualTo(Membership.ABSENT);
+        assertThat(store.length(small.keys().live())).isEqualTo(small.geometry().byteSize());
+        assertThat(store.length(resized.keys().live())).isEqualTo(resized.geometry().byteSize());
+    }
+
+    @Test
+    void keepsAddsMadeWhileALoadRunsAndNeverBlocksDuringTheSwap() throws Exception {
+        RedisBloomFilter filter = filter(FilterGeometry.of(200_000, 0.01));
+        int sourceSize = 100_000;
+        filter.load(LongStream.rangeClosed(1, sourceSize).boxed());
+        int adds = 2_000;
+        List<String> added = new ArrayList<>(adds);
+        for (int i = 0; i < adds; i++) {
+            added.add("added-while-loading-" + i);
+        }
+        assertThat(filter.checkAll(added)).as("precondition: most are absent before the adds")
+                .filteredOn(answer -> answer == Membership.ABSENT).hasSizeGreaterThan(adds * 9 / 10);
+
+        CountDownLatch loadStarted = new CountDownLatch(1);
+        CountDownLatch halfAdded = new CountDownLatch(adds / 2);
+        Queue<String> completedAdds = new ConcurrentLinkedQueue<>();
+        Queue<String> blocked = new ConcurrentLinkedQueue<>();
+        AtomicBoolean loadRunning = new AtomicBoolean(true);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<?> adder = pool.submit(() -> {
+                loadStarted.await();
+                for (String key : added) {
+                    filter.add(key);
+                    completedAdds.add(key);
+                    halfAdded.countDown();
+                }
+                return null;
+            });
+            Future<?> checker = pool.submit(() -> {
+                loadStarted.await();
+                long round = 0;
+                while (loadRunning.get() || !adder.isDone()) {
+                    List<String> done = List.copyOf(completedAdds);
+                    List<Object> probe = new ArrayList<>(done.subList(Math.max(0, done.size() - 200), done.size()));
+                    probe.add(1 + round * 7919 % sourceSize);
+                    List<Membership> answers = filter.checkAll(probe);
+                    for (int i = 0; i < probe.size(); i++) {
+                        if (answers.get(i) == Membership.ABSENT) {
+                            blocked.add(String.valueOf(probe.get(i)));
+                        }
+                    }
+                    round++;
+                }
+                return null;
+            });
+
+            LoadReport report;
+            try {
+                report = filter.load(slowSource(sourceSize, loadStarted, halfAdded));
+            }
+            finally {
+                loadRunning.set(false);
+            }
+            adder.get(60, TimeUnit.SECONDS);
+            checker.get(60, TimeUnit.SECONDS);
+
+            assertThat(report.keys()).isEqualTo(sourceSize);
+            assertThat(report.replayedAdds()).as("adds replayed onto the new bitmap").isPositive();
+            assertThat(blocked).as("keys answered ABSENT while the load ran").isEmpty();
+            assertThat(filter.checkAll(added)).containsOnly(Membership.PRESENT);
+            List<Long> source = LongStream.rangeClosed(1, sourceSize).boxed().toList();
+            for (List<Long> batch : batches(source, 1_000)) {
+                assertThat(filter.checkAll(batch)).containsOnly(Membership.PRESENT);
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void refusesASecondLoadOfTheSameFilterWhileOneRuns() throws Exception {
+        RedisBloomFilter filter = filter(FilterGeometry.of(1_000, 0.01));
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Iterator<Object> blockingSource = new Iterator<>() {
+            private boolean given;
+
+            @Override
+            public boolean hasNext() {
+                if (!given) {
+                    return true;
+                }
+                started.countDown();
+                await(release);
+                return false;
+            }
+
+            @Override
+            public Object next() {
+                given = true;
+                return "first";
+            }
+        };
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<LoadReport> first = pool.submit(() -> filter.load(blockingSource));
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+
+            assertThat(filter.isLoading()).isTrue();
+            assertThatIllegalStateException()
+                    .isThrownBy(() -> filter.load(Stream.of("second")))
+                    .withMessageContaining(filterName);
+
+            release.countDown();
+            assertThat(first.get(10, TimeUnit.SECONDS).keys()).isEqualTo(1);
+            assertThat(filter.isLoading()).isFalse();
+            assertThat(filter.check("first")).isEqualTo(Membership.PRESENT);
+        }
+        finally {
+            release.countDown();
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void uploadsTheWholeBitmapPersistentAndLeavesNoStagingKey() {
+        RedisBloomFilter filter = filter(FilterGeometry.of(200_000, 0.001));
+
+        LoadReport report = filter.load(Stream.of("alice", null, 42L, null, "bob"));
+
+        String live = filter.keys().live();
+        try (RedisConnection connection = connectionFactory.getConnection()) {
+            byte[] key = live.getBytes(UTF_8);
+            assertThat(connection.stringCommands().strLen(key)).isEqualTo(filter.geometry().byteSize());
+            assertThat(connection.keyCommands().ttl(key)).as("no expiry on the live filter").isEqualTo(-1L);
+            assertThat(connection.keyCommands().keys("*staging*".getBytes(UTF_8))).isEmpty();
+            assertThat(connection.stringCommands().getBit(key, filter.geometry().markerOffset())).isTrue();
+        }
+        assertThat(live).isEqualTo("bg:{" + filterName + ":" + filter.geometry().id() + ":0}");
+        assertThat(report.keys()).as("nulls are skipped").isEqualTo(3);
+        assertThat(report.filter()).isEqualTo(filterName);
+        assertThat(filter.lastLoad()).contains(report);
+    }
+
+    @Test
+    void answersUnavailableWithinTheCheckTimeoutWhenRedisIsDown() {
+        RedisServer doomed = RedisServer.start();
+        LettuceConnectionFactory doomedFactory = connect(doomed.port());
+        try {
+            BitmapStore doomedStore = LettuceBitmapStore.create(doomedFactory, Duration.ofMillis(500));
+            RedisBloomFilter filter = RedisBloomFilter.builder(filterName, FilterGeometry.of(1_000, 0.01), doomedStore)
+                    .checkTimeout(Duration.ofMillis(50))
+                    .build();
+            filter.load(Stream.of("alice"));
+            Object neverAdded = absentKey(filter);
+            assertThat(filter.check("alice")).isEqualTo(Membership.PRESENT);
+
+            doomed.stop();
+
+            for (Object key : List.of("alice", neverAdded, 42L)) {
+                long started = System.nanoTime();
+                Membership answer = filter.check(key);
+                Duration took = Duration.ofNanos(System.nanoTime() - started);
+                assertThat(answer).isEqualTo(Membership.UNAVAILABLE);
+                assertThat(took).isLessThan(Duration.ofSeconds(2));
+            }
+            long started = System.nanoTime();
+            assertThat(filter.checkAll(Arrays.asList("alice", null, neverAdded)))
+                    .containsExactly(Membership.UNAVAILABLE, Membership.PRESENT, Membership.UNAVAILABLE);
+            assertThat(filter.mightContain(neverAdded)).isTrue();
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(4));
+            assertThatThrownBy(() -> filter.add("bob")).isInstanceOf(BitmapStoreException.class);
+
+            doomed.restart();
+
+            Membership afterRestart = awaitDecidedOrNotReady(filter, neverAdded, Duration.ofSeconds(30));
+            assertThat(afterRestart).as("an empty server after a restart").isEqualTo(Membership.NOT_READY);
+            assertThat(filter.check("alice")).isEqualTo(Membership.NOT_READY);
+        }
+        finally {
+            doomedFactory.destroy();
+            doomed.close();
+        }
+    }
+
+    private RedisBloomFilter filter(FilterGeometry geometry) {
+        return RedisBloomFilter.builder(filterName, geometry, store).checkTimeout(GENEROUS_CHECK_TIMEOUT).build();
+    }
+
+    private static LettuceConnectionFactory connect(int port) {
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
+        factory.afterPropertiesSet();
+        factory.start();
+        return factory;
+    }
+
+    private static void flushAll() {
+        try (RedisConnection connection = connectionFactory.getConnection()) {
+            connection.serverCommands().flushAll();
+        }
+    }
+
+    /** Warmup queries return ids as Long, Integer, String or NUMERIC columns; all must hash alike. */
+    private static Object asMixedType(long id) {
+        return switch ((int) (id % 4)) {
+            case 0 -> id;
+            case 1 -> (int) id;
+            case 2 -> Long.toString(id);
+            default -> new BigDecimal(id).setScale(2);
+        };
+    }
+
+    /** The first key of "absent-0", "absent-1", ... that the filter answers ABSENT for. */
+    private static Object absentKey(RedisBloomFilter filter) {
+        return absentKeys(filter, 1).get(0);
+    }
+
+    private static List<Object> absentKeys(RedisBloomFilter filter, int count) {
+        List<Object> candidates = LongStream.range(0, 1_000).mapToObj(i -> (Object) ("absent-" + i)).toList();
+        List<Membership> answers = filter.checkAll(candidates);
+        List<Object> absent = new ArrayList<>();
+        for (int i = 0; i < candidates.size() && absent.size() < count; i++) {
+            if (answers.get(i) == Membership.ABSENT) {
+                absent.add(candidates.get(i));
+            }
+        }
+        assertThat(absent).as("keys the filter answers ABSENT for").hasSize(count);
+        return absent;
+    }
+
+    /**
+     * Keys 1..size, pausing every 10,000 keys so that the load takes a while, and holding the
+     * last key back until half the concurrent adds are in.
+     */
+    private static Iterator<Long> slowSource(int size, CountDownLatch started, CountDownLatch halfAdded) {
+        return new Iterator<>() {
+            private long next = 1;
+
+            @Override
+            public boolean hasNext() {
+                return next <= size;
+            }
+
+            @Override
+            public Long next() {
+                if (next > size) {
+                    throw new NoSuchElementException();
+                }
+                if (next == 1) {
+                    started.countDown();
+                }
+                if (next % 10_000 == 0) {
+                    sleep(25);
+                }
+                if (next == size) {
+                    await(halfAdded);
+                }
+                return next++;
+            }
+        };
+    }
+
+    private static Membership awaitDecidedOrNotReady(RedisBloomFilter filter, Object key, Duration limit) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        Membership answer = filter.check(key);
+        while (answer == Membership.UNAVAILABLE && System.nanoTime() < deadline) {
+            sleep(50);
+            answer = filter.check(key);
+        }
+        return answer;
+    }
+
+    private static <T> List<List<T>> batches(List<T> all, int size) {
+        return LongStream.range(0, (all.size() + size - 1) / size)
+                .mapToObj(i -> all.subList((int) i * size, Math.min(all.size(), (int) (i + 1) * size)))
+                .collect(Collectors.toList());
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("gave up waiting for " + latch);
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+}
