@@ -22,7 +22,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
@@ -86,6 +85,43 @@ public class BloomGuardAutoConfiguration {
         return new BloomFilterRegistry(filters);
     }
 
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(BloomFilterRegistry.class)
+    public FilterWarmer bloomGuardFilterWarmer(BloomGuardProperties properties, BloomFilterRegistry registry,
+            ObjectProvider<DataSource> primaryDataSource, BeanFactory beanFactory) {
+        List<FilterWarmer.Task> tasks = new ArrayList<>();
+        properties.getFilters().forEach((name, settings) -> {
+            BloomGuardProperties.Warmup warmup = settings.getWarmup();
+            if (warmup.runsOnStartup()) {
+                DataSource dataSource = dataSource(name, warmup.getDatasource(), primaryDataSource, beanFactory);
+                tasks.add(new FilterWarmer.Task(registry.filter(name),
+                        new SqlKeySource(dataSource, warmup.getSql(), warmup.getFetchSize()), warmup.isBlocking()));
+            }
+        });
+        return new FilterWarmer(tasks);
+    }
+
+    private static DataSource dataSource(String filter, String beanName, ObjectProvider<DataSource> primary,
+            BeanFactory beanFactory) {
+        String property = "bloom-guard.filters." + filter + ".warmup";
+        if (beanName != null && !beanName.isBlank()) {
+            try {
+                return beanFactory.getBean(beanName, DataSource.class);
+            }
+            catch (NoSuchBeanDefinitionException ex) {
+                throw new BloomGuardConfigurationException(property + ".datasource names '" + beanName
+                        + "', but there is no DataSource bean of that name");
+            }
+        }
+        DataSource dataSource = primary.getIfUnique();
+        if (dataSource == null) {
+            throw new BloomGuardConfigurationException(property + ".sql is set but there is no single primary"
+                    + " DataSource; configure one or name a bean in " + property + ".datasource");
+        }
+        return dataSource;
+    }
+
     /**
      * Static and bound straight from the environment: advisors are created while bean post
      * processors are still being registered, and must not drag Redis or metrics beans in early.
@@ -102,47 +138,6 @@ public class BloomGuardAutoConfiguration {
                 () -> metrics.getIfAvailable(() -> GuardMetrics.NONE),
                 properties.getOnRedisFailure() == BloomGuardProperties.OnRedisFailure.BLOCK);
         return new BloomGuardAdvisor(source, interceptor, properties.getOrder());
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBean(BloomFilterRegistry.class)
-    static class WarmupConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean
-        FilterWarmer bloomGuardFilterWarmer(BloomGuardProperties properties, BloomFilterRegistry registry,
-                ObjectProvider<DataSource> primaryDataSource, BeanFactory beanFactory) {
-            List<FilterWarmer.Task> tasks = new ArrayList<>();
-            properties.getFilters().forEach((name, settings) -> {
-                BloomGuardProperties.Warmup warmup = settings.getWarmup();
-                if (warmup.runsOnStartup()) {
-                    DataSource dataSource = dataSource(name, warmup.getDatasource(), primaryDataSource, beanFactory);
-                    tasks.add(new FilterWarmer.Task(registry.filter(name),
-                            new SqlKeySource(dataSource, warmup.getSql(), warmup.getFetchSize()), warmup.isBlocking()));
-                }
-            });
-            return new FilterWarmer(tasks);
-        }
-
-        private static DataSource dataSource(String filter, String beanName, ObjectProvider<DataSource> primary,
-                BeanFactory beanFactory) {
-            String property = "bloom-guard.filters." + filter + ".warmup";
-            if (beanName != null && !beanName.isBlank()) {
-                try {
-                    return beanFactory.getBean(beanName, DataSource.class);
-                }
-                catch (NoSuchBeanDefinitionException ex) {
-                    throw new BloomGuardConfigurationException(property + ".datasource names '" + beanName
-                            + "', but there is no DataSource bean of that name");
-                }
-            }
-            DataSource dataSource = primary.getIfUnique();
-            if (dataSource == null) {
-                throw new BloomGuardConfigurationException(property + ".sql is set but there is no single primary"
-                        + " DataSource; configure one or name a bean in " + property + ".datasource");
-            }
-            return dataSource;
-        }
     }
 
     /** Filter names and policies as the annotations see them at proxy-creation time. */

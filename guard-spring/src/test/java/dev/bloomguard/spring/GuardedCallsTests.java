@@ -1,0 +1,538 @@
+package dev.bloomguard.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * The whole path against real PostgreSQL and Redis: filters warmed from SQL at startup
+ * ({@code BIGINT} and {@code UUID} keys), guarded interface methods, {@code @BloomPut},
+ * return-empty shapes, null keys and the metrics.
+ */
+@SpringBootTest(classes = GuardedCallsTests.App.class, properties = {
+        "bloom-guard.key-prefix=guarded",
+        // Outcomes must not depend on a loaded CI machine; timeouts have tests of their own.
+        "bloom-guard.redis-timeout=5s",
+        "bloom-guard.filters.user.expected-insertions=200000",
+        "bloom-guard.filters.user.fpp=0.01",
+        "bloom-guard.filters.user.warmup.sql=SELECT id FROM guarded_users",
+        "bloom-guard.filters.user.warmup.blocking=true",
+        "bloom-guard.filters.user.warmup.fetch-size=5000",
+        "bloom-guard.filters.quiet.expected-insertions=200000",
+        "bloom-guard.filters.quiet.on-absent=return-empty",
+        "bloom-guard.filters.quiet.warmup.sql=SELECT id FROM guarded_users",
+        "bloom-guard.filters.quiet.warmup.blocking=true",
+        "bloom-guard.filters.account.expected-insertions=10000",
+        "bloom-guard.filters.account.warmup.sql=SELECT id FROM guarded_accounts",
+        "bloom-guard.filters.account.warmup.blocking=true",
+        "bloom-guard.filters.empty.expected-insertions=1000" })
+class GuardedCallsTests {
+
+    /** Present user ids are the even numbers 2..400,000; odd numbers were never inserted. */
+    private static final int USERS = 200_000;
+
+    @DynamicPropertySource
+    static void servers(DynamicPropertyRegistry registry) {
+        RealServers.execute("DROP TABLE IF EXISTS guarded_users", "DROP TABLE IF EXISTS guarded_accounts",
+                "CREATE TABLE guarded_users (id BIGINT PRIMARY KEY)",
+                "INSERT INTO guarded_users SELECT 2 * g FROM generate_series(1, " + USERS + ") g",
+                "CREATE TABLE guarded_accounts (id UUID PRIMARY KEY)",
+                "INSERT INTO guarded_accounts SELECT md5(g::text)::uuid FROM generate_series(1, 1000) g");
+        registry.add("spring.data.redis.host", () -> RealServers.redis().host());
+        registry.add("spring.data.redis.port", () -> RealServers.redis().port());
+        registry.add("spring.datasource.url", () -> RealServers.postgres().jdbcUrl());
+        registry.add("spring.datasource.username", () -> RealServers.postgres().username());
+        registry.add("spring.datasource.password", () -> RealServers.postgres().password());
+    }
+
+    @Autowired
+    UserDirectory users;
+
+    @Autowired
+    QuietDirectory quiet;
+
+    @Autowired
+    AccountDirectory accounts;
+
+    @Autowired
+    Users userImplementation;
+
+    @Autowired
+    BloomFilterRegistry registry;
+
+    @Autowired
+    MeterRegistry meters;
+
+    @Autowired
+    JdbcTemplate jdbc;
+
+    @Test
+    void warmedFilterHasNoFalseNegatives() {
+        RedisBloomFilter filter = registry.filter("user");
+        List<Long> all = jdbc.queryForList("SELECT id FROM guarded_users", Long.class);
+        assertThat(all).hasSize(USERS);
+        for (int from = 0; from < all.size(); from += 1000) {
+            assertThat(filter.checkAll(all.subList(from, from + 1000))).containsOnly(Membership.PRESENT);
+        }
+        int before = userImplementation.calls();
+        for (long id = 2; id <= 40_000; id += 2) {
+            assertThat(users.findById(id)).contains(id);
+        }
+        assertThat(userImplementation.calls() - before).isEqualTo(20_000);
+    }
+
+    @Test
+    void blocksAbsentKeysWithoutCallingTheRepositoryAtTheConfiguredRate() {
+        int before = userImplementation.calls();
+        int blocked = 0;
+        int passed = 0;
+        for (long id = 1; id < 200_000; id += 2) {
+            try {
+                users.findById(id);
+                passed++;
+            }
+            catch (BloomGuardRejectedException ex) {
+                assertThat(ex.getFilter()).isEqualTo("user");
+                assertThat(ex.getMessage()).doesNotContain(Long.toString(id));
+                blocked++;
+            }
+        }
+        assertThat(blocked + passed).isEqualTo(100_000);
+        assertThat(userImplementation.calls() - before).as("only false positives reach the repository")
+                .isEqualTo(passed);
+        double measuredFpp = passed / 100_000.0;
+        assertThat(measuredFpp).as("measured fpp").isBetween(0.005, 0.015);
+    }
+
+    @Test
+    void sameKeyPassesWhateverItsJavaType() {
+        assertThat(users.findById(400_000L)).contains(400_000L);
+        assertThat(users.findByBoxedId(400_000L)).isEqualTo(400_000L);
+        assertThat(users.findByText("400000")).isEqualTo("400000");
+        long absent = absentKeys(1).get(0);
+        assertThatThrownBy(() -> users.findByText(Long.toString(absent))).isInstanceOf(BloomGuardRejectedException.class);
+        assertThatThrownBy(() -> users.findByBoxedId(absent)).isInstanceOf(BloomGuardRejectedException.class);
+        assertThatThrownBy(() -> users.findById(absent)).isInstanceOf(BloomGuardRejectedException.class);
+    }
+
+    @Test
+    void uuidKeysWarmedFromPostgresPassAsUuidAndAsText() {
+        List<UUID> ids = jdbc.queryForList("SELECT id FROM guarded_accounts", UUID.class);
+        assertThat(ids).hasSize(1000);
+        for (UUID id : ids) {
+            assertThat(accounts.find(id)).contains(id.toString());
+            assertThat(accounts.findByText(id.toString())).contains(id.toString());
+        }
+        int blocked = 0;
+        for (int i = 0; i < 1000; i++) {
+            try {
+                accounts.find(UUID.randomUUID());
+            }
+            catch (BloomGuardRejectedException ex) {
+                blocked++;
+            }
+        }
+        assertThat(blocked).isGreaterThan(950);
+    }
+
+    @Test
+    void keysAddedByBloomPutPassImmediately() {
+        for (int i = 0; i < 200; i++) {
+            long id = users.create();
+            assertThat(id % 2).isEqualTo(1);
+            assertThat(users.findById(id)).contains(id);
+        }
+        List<Long> batch = users.createAll(50);
+        for (long id : batch) {
+            assertThat(users.findByBoxedId(id)).isEqualTo(id);
+        }
+    }
+
+    @Test
+    void nullKeysAreNotCheckedAndGoThrough() {
+        double checksBefore = totalChecks("user");
+        int before = userImplementation.calls();
+        assertThat(users.findByBoxedId(null)).isNull();
+        assertThat(userImplementation.calls() - before).isEqualTo(1);
+        assertThat(totalChecks("user")).isEqualTo(checksBefore);
+    }
+
+    @Test
+    void batchKeysAreRejectedOnlyWhenEveryElementIsAbsent() {
+        assertThat(users.findAll(List.of(1L, 3L, 4L))).containsExactly(1L, 3L, 4L);
+        assertThat(users.findAll(List.of())).isEmpty();
+        List<Long> absent = absentKeys(12);
+        assertThatThrownBy(() -> users.findAll(absent)).isInstanceOf(BloomGuardRejectedException.class);
+        List<Long> mixed = new ArrayList<>(absent);
+        mixed.add(4L);
+        assertThat(users.findAll(mixed)).hasSize(13);
+        assertThat(users.findAllArray(new long[] { 5L, 6L })).containsExactly(5L, 6L);
+    }
+
+    @Test
+    void returnEmptyGivesTheEmptyValueOfTheReturnType() {
+        long absent = firstAbsent();
+        assertThat(quiet.optional(absent)).isEmpty();
+        assertThat(quiet.list(absent)).isEmpty();
+        assertThat(quiet.set(absent)).isEmpty();
+        assertThat(quiet.map(absent)).isEmpty();
+        assertThat(quiet.stream(absent)).isEmpty();
+        assertThat(quiet.array(absent)).isEmpty();
+        assertThat(quiet.optionalLong(absent)).isEmpty();
+        assertThat(quiet.arrayList(absent)).isEmpty();
+        assertThat(quiet.text(absent)).isNull();
+        quiet.run(absent);
+        assertThat(quiet.calls()).isZero();
+        assertThat(quiet.optional(2)).contains(2L);
+        assertThat(quiet.calls()).isEqualTo(1);
+    }
+
+    @Test
+    void typeLevelAnnotationGuardsEveryPublicMethod() {
+        long absent = firstAbsent();
+        assertThatThrownBy(() -> users.typeLevel().first(absent)).isInstanceOf(BloomGuardRejectedException.class);
+        assertThatThrownBy(() -> users.typeLevel().second(absent)).isInstanceOf(BloomGuardRejectedException.class);
+        assertThat(users.typeLevel().first(2)).isEqualTo("first 2");
+    }
+
+    @Test
+    void metricsCountEveryCheckByOutcome() {
+        double passed = count("user", "passed");
+        double blocked = count("user", "blocked");
+        double durations = meters.get("bloomguard.check.duration").tag("filter", "user").timer().count();
+        long absent = firstAbsent();
+        for (int i = 0; i < 7; i++) {
+            users.findById(2L * (i + 1));
+        }
+        for (int i = 0; i < 5; i++) {
+            assertThatThrownBy(() -> users.findById(absent)).isInstanceOf(BloomGuardRejectedException.class);
+        }
+        assertThat(count("user", "passed") - passed).isEqualTo(7);
+        assertThat(count("user", "blocked") - blocked).isEqualTo(5);
+        assertThat(meters.get("bloomguard.check.duration").tag("filter", "user").timer().count() - durations)
+                .isEqualTo(12);
+        assertThat(count("user", "bypassed")).isZero();
+    }
+
+    @Test
+    void checksOfAFilterThatWasNeverLoadedAreBypassed() {
+        RedisBloomFilter filter = registry.filter("user");
+        assertThat(filter.check(2L)).isEqualTo(Membership.PRESENT);
+        double bypassed = count("empty", "bypassed");
+        assertThat(users.fromEmptyFilter(12345L)).isEqualTo(12345L);
+        assertThat(count("empty", "bypassed") - bypassed).isEqualTo(1);
+    }
+
+    private long firstAbsent() {
+        return absentKeys(1).get(0);
+    }
+
+    /** Odd ids (never inserted) that neither filter reports as a false positive. */
+    private List<Long> absentKeys(int count) {
+        List<Long> absent = new ArrayList<>();
+        for (long id = 1; absent.size() < count; id += 2) {
+            if (registry.filter("user").check(id) == Membership.ABSENT
+                    && registry.filter("quiet").check(id) == Membership.ABSENT) {
+                absent.add(id);
+            }
+        }
+        return absent;
+    }
+
+    private double count(String filter, String outcome) {
+        return meters.get("bloomguard.checks").tag("filter", filter).tag("outcome", outcome).counter().count();
+    }
+
+    private double totalChecks(String filter) {
+        return meters.get("bloomguard.checks").tag("filter", filter).counters().stream()
+                .mapToDouble(counter -> counter.count()).sum();
+    }
+
+    public interface UserDirectory {
+
+        @BloomGuard(filter = "user", key = "#id")
+        Optional<Long> findById(long id);
+
+        @BloomGuard(filter = "user", key = "#p0")
+        Long findByBoxedId(Long id);
+
+        @BloomGuard(filter = "user", key = "#root.args[0]")
+        String findByText(String id);
+
+        @BloomGuard(filter = "user", key = "#ids")
+        List<Long> findAll(Collection<Long> ids);
+
+        @BloomGuard(filter = "user", key = "#a0")
+        long[] findAllArray(long[] ids);
+
+        @BloomGuard(filter = "empty", key = "#id")
+        Long fromEmptyFilter(Long id);
+
+        @BloomPut(filter = "user", key = "#result")
+        long create();
+
+        @BloomPut(filter = "user", key = "#result.?[#this > 0]")
+        List<Long> createAll(int count);
+
+        TypeLevel typeLevel();
+    }
+
+    @BloomGuard(filter = "user", key = "#p0")
+    public interface TypeLevel {
+
+        String first(long id);
+
+        String second(long id);
+    }
+
+    static class TypeLevelService implements TypeLevel {
+
+        @Override
+        public String first(long id) {
+            return "first " + id;
+        }
+
+        @Override
+        public String second(long id) {
+            return "second " + id;
+        }
+    }
+
+    static class Users implements UserDirectory {
+
+        private final AtomicInteger calls = new AtomicInteger();
+        private final AtomicLong nextId = new AtomicLong(1_000_001);
+        private final TypeLevel typeLevel;
+
+        Users(TypeLevel typeLevel) {
+            this.typeLevel = typeLevel;
+        }
+
+        public int calls() {
+            return calls.get();
+        }
+
+        @Override
+        public Optional<Long> findById(long id) {
+            calls.incrementAndGet();
+            return Optional.of(id);
+        }
+
+        @Override
+        public Long findByBoxedId(Long id) {
+            calls.incrementAndGet();
+            return id;
+        }
+
+        @Override
+        public String findByText(String id) {
+            calls.incrementAndGet();
+            return id;
+        }
+
+        @Override
+        public List<Long> findAll(Collection<Long> ids) {
+            calls.incrementAndGet();
+            return new ArrayList<>(ids);
+        }
+
+        @Override
+        public long[] findAllArray(long[] ids) {
+            calls.incrementAndGet();
+            return ids;
+        }
+
+        @Override
+        public Long fromEmptyFilter(Long id) {
+            return id;
+        }
+
+        @Override
+        public long create() {
+            return nextId.getAndAdd(2);
+        }
+
+        @Override
+        public List<Long> createAll(int count) {
+            return LongStream.range(0, count).map(i -> nextId.getAndAdd(2)).boxed().toList();
+        }
+
+        @Override
+        public TypeLevel typeLevel() {
+            return typeLevel;
+        }
+    }
+
+    public interface QuietDirectory {
+
+        @BloomGuard(filter = "quiet", key = "#id")
+        Optional<Long> optional(long id);
+
+        @BloomGuard(filter = "quiet", key = "#id")
+        List<Long> list(long id);
+
+        @BloomGuard(filter = "quiet", key = "#id")
+        Set<Long> set(long id);
+
+        @BloomGuard(filter = "quiet", key = "#id")
+        Map<Long, String> map(long id);
+
+        @BloomGuard(filter = "quiet", key = "#id")
+        Stream<Long> stream(long id);
+
+        @BloomGuard(filter = "quiet", key = "#id")
+        Long[] array(long id);
+
+        @BloomGuard(filter = "quiet", key = "#id")
+        OptionalLong optionalLong(long id);
+
+        @BloomGuard(filter = "quiet", key = "#id")
+        ArrayList<Long> arrayList(long id);
+
+        @BloomGuard(filter = "quiet", key = "#id")
+        String text(long id);
+
+        @BloomGuard(filter = "quiet", key = "#id")
+        void run(long id);
+
+        int calls();
+    }
+
+    static class Quiet implements QuietDirectory {
+
+        private final AtomicInteger calls = new AtomicInteger();
+
+        private <T> T called(T value) {
+            calls.incrementAndGet();
+            return value;
+        }
+
+        @Override
+        public Optional<Long> optional(long id) {
+            return called(Optional.of(id));
+        }
+
+        @Override
+        public List<Long> list(long id) {
+            return called(List.of(id));
+        }
+
+        @Override
+        public Set<Long> set(long id) {
+            return called(Set.of(id));
+        }
+
+        @Override
+        public Map<Long, String> map(long id) {
+            return called(Map.of(id, "x"));
+        }
+
+        @Override
+        public Stream<Long> stream(long id) {
+            return called(Stream.of(id));
+        }
+
+        @Override
+        public Long[] array(long id) {
+            return called(new Long[] { id });
+        }
+
+        @Override
+        public OptionalLong optionalLong(long id) {
+            return called(OptionalLong.of(id));
+        }
+
+        @Override
+        public ArrayList<Long> arrayList(long id) {
+            return called(new ArrayList<>(List.of(id)));
+        }
+
+        @Override
+        public String text(long id) {
+            return called("text");
+        }
+
+        @Override
+        public void run(long id) {
+            called(id);
+        }
+
+        @Override
+        public int calls() {
+            return calls.get();
+        }
+    }
+
+    public interface AccountDirectory {
+
+        @BloomGuard(filter = "account", key = "#id")
+        Optional<String> find(UUID id);
+
+        @BloomGuard(filter = "account", key = "#id")
+        Optional<String> findByText(String id);
+    }
+
+    static class Accounts implements AccountDirectory {
+
+        @Override
+        public Optional<String> find(UUID id) {
+            return Optional.of(id.toString());
+        }
+
+        @Override
+        public Optional<String> findByText(String id) {
+            return Optional.of(id);
+        }
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class App {
+
+        @Bean
+        TypeLevel typeLevel() {
+            return new TypeLevelService();
+        }
+
+        @Bean
+        Users users(TypeLevel typeLevel) {
+            return new Users(typeLevel);
+        }
+
+        @Bean
+        Quiet quiet() {
+            return new Quiet();
+        }
+
+        @Bean
+        Accounts accounts() {
+            return new Accounts();
+        }
+    }
+}

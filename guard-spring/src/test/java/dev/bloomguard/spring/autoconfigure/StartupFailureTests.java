@@ -1,0 +1,270 @@
+package dev.bloomguard.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ContextConsumer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.bloomguard.spring.BloomGuard;
+import dev.bloomguard.spring.BloomGuardConfigurationException;
+import dev.bloomguard.spring.BloomPut;
+import dev.bloomguard.spring.RealServers;
+
+/** Every configuration mistake DESIGN.md lists fails startup with a message naming the property or method. */
+class StartupFailureTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RedisAutoConfiguration.class,
+                    BloomGuardAutoConfiguration.class))
+            .withPropertyValues(RealServers.redisProperties())
+            .withPropertyValues("bloom-guard.key-prefix=startup", "bloom-guard.filters.user.expected-insertions=1000",
+                    "bloom-guard.filters.quiet.expected-insertions=1000", "bloom-guard.filters.quiet.on-absent=return-empty");
+
+    @Test
+    void startsWhenEverythingIsValid() {
+        runner.withUserConfiguration(ValidUse.class).run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void failsOnUnknownFilterName() {
+        runner.withUserConfiguration(UnknownFilter.class)
+                .run(failsWith("@BloomGuard on", "UnknownFilterService.find", "filter 'users' is not configured",
+                        "configured: user, quiet"));
+    }
+
+    @Test
+    void failsOnUnknownFilterNameInBloomPut() {
+        runner.withUserConfiguration(UnknownPutFilter.class)
+                .run(failsWith("@BloomPut on", "UnknownPutFilterService.save", "filter 'nope' is not configured"));
+    }
+
+    @Test
+    void failsOnBadSpel() {
+        runner.withUserConfiguration(BadSpel.class)
+                .run(failsWith("BadSpelService.find", "'#id +' is not valid SpEL"));
+    }
+
+    @Test
+    void failsOnKeyNamingNoParameter() {
+        runner.withUserConfiguration(UnknownParameter.class)
+                .run(failsWith("UnknownParameterService.find", "'#userId' names no parameter", "[id]"));
+    }
+
+    @Test
+    void failsOnResultInGuard() {
+        runner.withUserConfiguration(ResultInGuard.class)
+                .run(failsWith("ResultInGuardService.find", "uses #result"));
+    }
+
+    @Test
+    void failsOnArgumentIndexOutOfRange() {
+        runner.withUserConfiguration(IndexOutOfRange.class)
+                .run(failsWith("IndexOutOfRangeService.find", "refers to argument 3", "1 parameter(s)"));
+    }
+
+    @Test
+    void failsOnReturnEmptyWithPrimitiveReturnType() {
+        runner.withUserConfiguration(PrimitiveReturnEmpty.class)
+                .run(failsWith("PrimitiveReturnEmptyService.count", "return-empty", "returns long"));
+    }
+
+    @Test
+    void failsOnFppOutsideZeroOne() {
+        runner.withPropertyValues("bloom-guard.filters.user.fpp=1.5")
+                .run(failsWith("bloom-guard.filters.user.fpp (1.5) must be in (0, 1)"));
+        runner.withPropertyValues("bloom-guard.filters.user.fpp=0")
+                .run(failsWith("bloom-guard.filters.user.fpp (0.0) must be in (0, 1)"));
+    }
+
+    @Test
+    void failsOnExpectedInsertionsBelowOne() {
+        runner.withPropertyValues("bloom-guard.filters.user.expected-insertions=0")
+                .run(failsWith("bloom-guard.filters.user.expected-insertions (0) must be at least 1"));
+    }
+
+    @Test
+    void failsOnFilterAboveSizeLimit() {
+        runner.withPropertyValues("bloom-guard.filters.user.expected-insertions=100000000", "bloom-guard.max-filter-size=64MB")
+                .run(failsWith("bloom-guard.filters.user needs", "more than bloom-guard.max-filter-size"));
+    }
+
+    @Test
+    void failsOnFilterThatCannotFitOneRedisString() {
+        runner.withPropertyValues("bloom-guard.filters.user.expected-insertions=10000000000", "bloom-guard.max-filter-size=64GB")
+                .run(failsWith("bloom-guard.filters.user", "more than one Redis string holds"));
+    }
+
+    @Test
+    void failsOnMissingNamedDataSource() {
+        runner.withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT id FROM users",
+                "bloom-guard.filters.user.warmup.datasource=reportingDataSource")
+                .run(failsWith("bloom-guard.filters.user.warmup.datasource names 'reportingDataSource'"));
+    }
+
+    @Test
+    void failsOnWarmupSqlWithoutDataSource() {
+        runner.withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT id FROM users")
+                .run(failsWith("bloom-guard.filters.user.warmup.sql is set but there is no single primary DataSource"));
+    }
+
+    @Test
+    void failsWhenAnnotationsHaveNoRedis() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, BloomGuardAutoConfiguration.class))
+                .withPropertyValues("bloom-guard.filters.user.expected-insertions=1000")
+                .withUserConfiguration(ValidUse.class)
+                .run(failsWith("need the bloom-guard filters", "RedisConnectionFactory"));
+    }
+
+    private static ContextConsumer<AssertableApplicationContext> failsWith(String... fragments) {
+        return context -> {
+            assertThat(context).hasFailed();
+            Throwable failure = context.getStartupFailure();
+            Throwable cause = failure;
+            while (cause != null && !(cause instanceof BloomGuardConfigurationException)) {
+                cause = cause.getCause();
+            }
+            assertThat(cause).as("a BloomGuardConfigurationException behind %s", failure).isNotNull();
+            assertThat(cause.getMessage()).contains(fragments);
+        };
+    }
+
+    public interface Finder {
+        Optional<String> find(long id);
+    }
+
+    static class UnknownFilterService implements Finder {
+        @Override
+        @BloomGuard(filter = "users", key = "#id")
+        public Optional<String> find(long id) {
+            return Optional.empty();
+        }
+    }
+
+    static class UnknownPutFilterService {
+        @BloomPut(filter = "nope", key = "#result")
+        public String save(String name) {
+            return name;
+        }
+    }
+
+    static class BadSpelService implements Finder {
+        @Override
+        @BloomGuard(filter = "user", key = "#id +")
+        public Optional<String> find(long id) {
+            return Optional.empty();
+        }
+    }
+
+    static class UnknownParameterService implements Finder {
+        @Override
+        @BloomGuard(filter = "user", key = "#userId")
+        public Optional<String> find(long id) {
+            return Optional.empty();
+        }
+    }
+
+    static class ResultInGuardService implements Finder {
+        @Override
+        @BloomGuard(filter = "user", key = "#result")
+        public Optional<String> find(long id) {
+            return Optional.empty();
+        }
+    }
+
+    static class IndexOutOfRangeService implements Finder {
+        @Override
+        @BloomGuard(filter = "user", key = "#p3")
+        public Optional<String> find(long id) {
+            return Optional.empty();
+        }
+    }
+
+    static class PrimitiveReturnEmptyService {
+        @BloomGuard(filter = "quiet", key = "#id")
+        public long count(long id) {
+            return id;
+        }
+    }
+
+    static class ValidService implements Finder {
+        @Override
+        @BloomGuard(filter = "user", key = "#id")
+        public Optional<String> find(long id) {
+            return Optional.empty();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ValidUse {
+        @Bean
+        ValidService validService() {
+            return new ValidService();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UnknownFilter {
+        @Bean
+        UnknownFilterService unknownFilterService() {
+            return new UnknownFilterService();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UnknownPutFilter {
+        @Bean
+        UnknownPutFilterService unknownPutFilterService() {
+            return new UnknownPutFilterService();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class BadSpel {
+        @Bean
+        BadSpelService badSpelService() {
+            return new BadSpelService();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UnknownParameter {
+        @Bean
+        UnknownParameterService unknownParameterService() {
+            return new UnknownParameterService();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ResultInGuard {
+        @Bean
+        ResultInGuardService resultInGuardService() {
+            return new ResultInGuardService();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class IndexOutOfRange {
+        @Bean
+        IndexOutOfRangeService indexOutOfRangeService() {
+            return new IndexOutOfRangeService();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PrimitiveReturnEmpty {
+        @Bean
+        PrimitiveReturnEmptyService primitiveReturnEmptyService() {
+            return new PrimitiveReturnEmptyService();
+        }
+    }
+}

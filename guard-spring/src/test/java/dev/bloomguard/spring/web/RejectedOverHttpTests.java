@@ -1,0 +1,120 @@
+package dev.bloomguard.spring.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Optional;
+import java.util.stream.LongStream;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.client.TestRestTemplate;
+import org.springframework.context.annotation.Bean;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.BloomGuard;
+import dev.bloomguard.spring.RealServers;
+
+/** A rejected call reaches an HTTP client as 404 with a problem+json body, over a real server and socket. */
+@SpringBootTest(classes = RejectedOverHttpTests.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = { "bloom-guard.key-prefix=http", "bloom-guard.redis-timeout=5s",
+                "bloom-guard.filters.thing.expected-insertions=1000" })
+class RejectedOverHttpTests {
+
+    @DynamicPropertySource
+    static void redis(DynamicPropertyRegistry registry) {
+        registry.add("spring.data.redis.host", () -> RealServers.redis().host());
+        registry.add("spring.data.redis.port", () -> RealServers.redis().port());
+    }
+
+    @Autowired
+    TestRestTemplate http;
+
+    @Autowired
+    BloomFilterRegistry registry;
+
+    @Autowired
+    ThingRepository things;
+
+    @BeforeEach
+    void loadThings() {
+        registry.filter("thing").load(LongStream.rangeClosed(1, 100).boxed());
+    }
+
+    @Test
+    void presentKeyIsServed() {
+        ResponseEntity<String> response = http.getForEntity("/things/42", String.class);
+        assertThat(response.getStatusCode().value()).isEqualTo(200);
+        assertThat(response.getBody()).isEqualTo("thing 42");
+    }
+
+    @Test
+    void absentKeyIsNotFoundWithProblemDetailAndNeverReachesTheRepository() {
+        long absent = LongStream.rangeClosed(1_000, 2_000)
+                .filter(id -> registry.filter("thing").check(id) == Membership.ABSENT).findFirst().orElseThrow();
+        int before = things.calls();
+        ResponseEntity<String> response = http.getForEntity("/things/" + absent, String.class);
+        assertThat(response.getStatusCode().value()).isEqualTo(404);
+        assertThat(response.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+        assertThat(response.getBody()).contains("\"status\":404").contains("\"title\":\"Not Found\"")
+                .contains("\"detail\":\"The requested resource does not exist.\"").doesNotContain("thing");
+        assertThat(things.calls()).isEqualTo(before);
+    }
+
+    public static class ThingRepository {
+
+        private int calls;
+
+        @BloomGuard(filter = "thing", key = "#id")
+        public Optional<String> find(String id) {
+            calls++;
+            return Optional.of("thing " + id);
+        }
+
+        public int calls() {
+            return calls;
+        }
+    }
+
+    @RestController
+    static class ThingController {
+
+        private final ThingRepository things;
+
+        ThingController(ThingRepository things) {
+            this.things = things;
+        }
+
+        @GetMapping("/things/{id}")
+        String thing(@PathVariable String id) {
+            return things.find(id).orElseThrow();
+        }
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration(exclude = DataSourceAutoConfiguration.class)
+    static class App {
+
+        @Bean
+        ThingRepository thingRepository() {
+            return new ThingRepository();
+        }
+
+        @Bean
+        ThingController thingController(ThingRepository things) {
+            return new ThingController(things);
+        }
+    }
+}
