@@ -69,7 +69,7 @@ class RejectedOverHttpTests {
         assertThat(response.getStatusCode().value()).isEqualTo(404);
         assertThat(response.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
         assertThat(response.getBody()).contains("\"status\":404").contains("\"title\":\"Not Found\"")
-                .contains("\"detail\":\"The requested resource does not exist.\"").doesNotContain("thing");
+                .contains("\"detail\":\"The requested resource does not exist.\"").doesNotContain("\"filter\"");
         assertThat(things.calls()).isEqualTo(before);
     }
 
