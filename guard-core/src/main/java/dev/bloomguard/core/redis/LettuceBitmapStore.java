@@ -74,8 +74,8 @@ public final class LettuceBitmapStore implements BitmapStore {
     @Override
     public void setBits(String key, long[] offsets, int count) {
         byte[] rawKey = bytes(key);
-        List<RedisFuture<?>> replies = new ArrayList<>();
         withCommands(commands -> {
+            List<RedisFuture<?>> replies = new ArrayList<>();
             for (int start = 0; start < count; start += MAX_SETS_PER_COMMAND) {
                 CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE).addKey(rawKey);
                 for (int i = start; i < Math.min(count, start + MAX_SETS_PER_COMMAND); i++) {
@@ -83,11 +83,11 @@ public final class LettuceBitmapStore implements BitmapStore {
                 }
                 replies.add(commands.dispatch(BITFIELD, new BitsOutput(), args));
             }
+            for (RedisFuture<?> reply : replies) {
+                await(reply, operationTimeout, "BITFIELD SET");
+            }
             return null;
         });
-        for (RedisFuture<?> reply : replies) {
-            await(reply, operationTimeout, "BITFIELD SET");
-        }
     }
 
     @Override
@@ -126,7 +126,7 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     private <T> T call(Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command,
             Duration timeout, String name) {
-        return await(withCommands(command), timeout, name);
+        return withCommands(commands -> await(command.apply(commands), timeout, name));
     }
 
     private <T> T withCommands(Function<RedisClusterAsyncCommands<byte[], byte[]>, T> work) {
