@@ -1,0 +1,140 @@
+package dev.bloomguard.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.client.TestRestTemplate;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+
+import dev.bloomguard.demo.StatsController.Stats;
+import dev.bloomguard.spring.BloomFilterRegistry;
+
+/**
+ * The demo over real HTTP, with a real redis-server (started by
+ * {@link EmbeddedRedisEnvironmentPostProcessor}) and H2 seeded with 20,000 users.
+ *
+ * <p>The Redis timeout is raised from the demo's 50 ms so that a slow first call on a busy build
+ * machine is not counted as {@code bypassed}, which would make the counter deltas below flaky.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = { "demo.users=20000", "bloom-guard.redis-timeout=2s" })
+class DemoApplicationTests {
+
+    private static final int SEEDED = 20_000;
+
+    @Autowired
+    private TestRestTemplate http;
+
+    @Autowired
+    private BloomFilterRegistry filters;
+
+    @Test
+    void findsSeededUsersThroughTheFilterAndTheDatabase() {
+        Stats before = stats();
+
+        for (long id : new long[] { 1, 12_345, SEEDED }) {
+            ResponseEntity<User> response = http.getForEntity("/users/{id}", User.class, id);
+            assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
+            assertThat(response.getBody()).isEqualTo(new User(id, "User " + id, "user" + id + "@example.com"));
+        }
+
+        Stats after = stats();
+        assertThat(after.passed() - before.passed()).isEqualTo(3);
+        assertThat(after.blocked()).isEqualTo(before.blocked());
+        assertThat(after.databaseQueries() - before.databaseQueries()).isEqualTo(3);
+    }
+
+    @Test
+    void blocksAbsentIdsWithoutQueryingTheDatabase() {
+        List<Long> absent = List.of(-1L, 0L, SEEDED + 1_000_000L, 5_000_000L, Long.MAX_VALUE);
+        Stats start = stats();
+
+        for (long id : absent) {
+            Stats before = stats();
+            ResponseEntity<String> response = http.getForEntity("/users/{id}", String.class, id);
+            Stats after = stats();
+
+            assertThat(response.getStatusCode()).isEqualTo(HttpStatus.NOT_FOUND);
+            assertThat(response.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+            assertThat(response.getBody()).contains("\"status\":404");
+            assertThat(after.blocked() - before.blocked()).as("blocked count for id %d", id).isEqualTo(1);
+            assertThat(after.databaseQueries()).as("database queries for id %d", id).isEqualTo(before.databaseQueries());
+        }
+
+        Stats end = stats();
+        assertThat(end.blocked() - start.blocked()).isEqualTo(absent.size());
+        assertThat(end.databaseQueriesAvoided()).isEqualTo(end.blocked());
+        assertThat(end.passed()).isEqualTo(start.passed());
+        assertThat(end.bypassed()).isEqualTo(start.bypassed());
+    }
+
+    @Test
+    void createdUserIsFoundRightAway() {
+        ResponseEntity<User> created = http.postForEntity("/users", Map.of("name", "Ada", "email", "ada@example.com"),
+                User.class);
+
+        assertThat(created.getStatusCode()).isEqualTo(HttpStatus.CREATED);
+        User user = created.getBody();
+        assertThat(user).isNotNull();
+        assertThat(user.id()).isGreaterThan(SEEDED);
+        assertThat(created.getHeaders().getLocation()).hasPath("/users/" + user.id());
+
+        ResponseEntity<User> found = http.getForEntity("/users/{id}", User.class, user.id());
+        assertThat(found.getStatusCode()).isEqualTo(HttpStatus.OK);
+        assertThat(found.getBody()).isEqualTo(user);
+    }
+
+    @Test
+    void aFalsePositiveReachesTheDatabaseAndStillAnswers404() {
+        long absentButInFilter = 7_777_777L;
+        filters.filter(StatsController.FILTER).add(absentButInFilter);
+        Stats before = stats();
+
+        ResponseEntity<String> response = http.getForEntity("/users/{id}", String.class, absentButInFilter);
+
+        Stats after = stats();
+        assertThat(response.getStatusCode()).isEqualTo(HttpStatus.NOT_FOUND);
+        assertThat(response.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+        assertThat(after.passed() - before.passed()).isEqualTo(1);
+        assertThat(after.blocked()).isEqualTo(before.blocked());
+        assertThat(after.databaseQueries() - before.databaseQueries()).isEqualTo(1);
+    }
+
+    @Test
+    void actuatorMetricShowsTheBlockedCount() {
+        http.getForEntity("/users/{id}", String.class, -7);
+        Stats stats = stats();
+
+        ResponseEntity<Map> metric = http.getForEntity("/actuator/metrics/bloomguard.checks?tag=outcome:blocked",
+                Map.class);
+
+        assertThat(metric.getStatusCode()).isEqualTo(HttpStatus.OK);
+        List<?> measurements = (List<?>) metric.getBody().get("measurements");
+        assertThat(measurements).hasSize(1);
+        Map<?, ?> count = (Map<?, ?>) measurements.get(0);
+        assertThat(count.get("statistic")).isEqualTo("COUNT");
+        assertThat(((Number) count.get("value")).longValue()).isEqualTo(stats.blocked()).isPositive();
+    }
+
+    @Test
+    void servesTheIndexPageAndHealth() {
+        assertThat(http.getForObject("/", String.class)).contains("/users/-1", "/stats",
+                "/actuator/metrics/bloomguard.checks");
+        ResponseEntity<String> health = http.getForEntity("/actuator/health", String.class);
+        assertThat(health.getStatusCode()).isEqualTo(HttpStatus.OK);
+        assertThat(health.getBody()).contains("\"redis\"", "\"db\"");
+    }
+
+    private Stats stats() {
+        ResponseEntity<Stats> response = http.getForEntity("/stats", Stats.class);
+        assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
+        return response.getBody();
+    }
+}

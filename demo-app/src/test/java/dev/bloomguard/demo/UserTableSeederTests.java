@@ -1,0 +1,67 @@
+package dev.bloomguard.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import javax.sql.DataSource;
+
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import dev.bloomguard.embedded.PostgresServer;
+
+/** The seeding and the id sequence on both databases the demo supports, each a real server. */
+class UserTableSeederTests {
+
+    private static final long SEEDED = 1_000;
+
+    private static PostgresServer postgres;
+
+    @BeforeAll
+    static void startPostgres() {
+        postgres = PostgresServer.start();
+    }
+
+    @AfterAll
+    static void stopPostgres() {
+        postgres.close();
+    }
+
+    @Test
+    void seedsH2OnceAndCreatesUsersAboveTheSeededIds() throws Exception {
+        JdbcDataSource h2 = new JdbcDataSource();
+        h2.setURL("jdbc:h2:mem:seeder-test;DB_CLOSE_DELAY=-1");
+        h2.setUser("sa");
+        seedsOnceAndCreatesUsersAboveTheSeededIds(h2);
+    }
+
+    @Test
+    void seedsPostgresqlOnceAndCreatesUsersAboveTheSeededIds() throws Exception {
+        seedsOnceAndCreatesUsersAboveTheSeededIds(postgres.dataSource());
+    }
+
+    private static void seedsOnceAndCreatesUsersAboveTheSeededIds(DataSource dataSource) throws Exception {
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+
+        new UserTableSeeder(dataSource, jdbc, SEEDED).afterPropertiesSet();
+
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM users", Long.class)).isEqualTo(SEEDED);
+        assertThat(jdbc.queryForObject("SELECT MIN(id) FROM users", Long.class)).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT MAX(id) FROM users", Long.class)).isEqualTo(SEEDED);
+
+        JdbcUserRepository repository = new JdbcUserRepository(jdbc);
+        User created = repository.create("Ada", "ada@example.com");
+        assertThat(created.id()).isEqualTo(SEEDED + 1);
+        assertThat(repository.findById(created.id())).contains(created);
+        assertThat(repository.findById(SEEDED)).contains(new User(SEEDED, "User " + SEEDED, "user" + SEEDED + "@example.com"));
+        assertThat(repository.findById(-1)).isEmpty();
+        assertThat(repository.databaseQueries()).isEqualTo(4);
+
+        new UserTableSeeder(dataSource, jdbc, 5 * SEEDED).afterPropertiesSet();
+
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM users", Long.class)).as("a table with rows is not seeded")
+                .isEqualTo(SEEDED + 1);
+    }
+}
