@@ -64,11 +64,8 @@ class GuardedCallsTests {
                 "INSERT INTO guarded_users SELECT 2 * g FROM generate_series(1, " + USERS + ") g",
                 "CREATE TABLE guarded_accounts (id UUID PRIMARY KEY)",
                 "INSERT INTO guarded_accounts SELECT md5(g::text)::uuid FROM generate_series(1, 1000) g");
-        registry.add("spring.data.redis.host", () -> RealServers.redis().host());
-        registry.add("spring.data.redis.port", () -> RealServers.redis().port());
-        registry.add("spring.datasource.url", () -> RealServers.postgres().jdbcUrl());
-        registry.add("spring.datasource.username", () -> RealServers.postgres().username());
-        registry.add("spring.datasource.password", () -> RealServers.postgres().password());
+        RealServers.registerRedis(registry);
+        RealServers.registerPostgres(registry);
     }
 
     @Autowired

@@ -4,6 +4,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 
+import org.springframework.test.context.DynamicPropertyRegistry;
+
 import dev.bloomguard.embedded.PostgresServer;
 import dev.bloomguard.embedded.RedisServer;
 
@@ -40,11 +42,17 @@ public final class RealServers {
         return new String[] { "spring.data.redis.host=" + redis().host(), "spring.data.redis.port=" + redis().port() };
     }
 
-    /** Properties that point the primary DataSource at the test PostgreSQL. */
-    public static String[] postgresProperties() {
-        PostgresServer server = postgres();
-        return new String[] { "spring.datasource.url=" + server.jdbcUrl(),
-                "spring.datasource.username=" + server.username(), "spring.datasource.password=" + server.password() };
+    /** Points Spring Data Redis at the test Redis, for {@code @DynamicPropertySource} methods. */
+    public static void registerRedis(DynamicPropertyRegistry registry) {
+        registry.add("spring.data.redis.host", () -> redis().host());
+        registry.add("spring.data.redis.port", () -> redis().port());
+    }
+
+    /** Points the primary DataSource at the test PostgreSQL, for {@code @DynamicPropertySource} methods. */
+    public static void registerPostgres(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", () -> postgres().jdbcUrl());
+        registry.add("spring.datasource.username", () -> postgres().username());
+        registry.add("spring.datasource.password", () -> postgres().password());
     }
 
     /** Runs DDL/DML statements on the test PostgreSQL. */

@@ -35,8 +35,7 @@ class RejectedOverHttpTests {
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.host", () -> RealServers.redis().host());
-        registry.add("spring.data.redis.port", () -> RealServers.redis().port());
+        RealServers.registerRedis(registry);
     }
 
     @Autowired
