@@ -17,6 +17,7 @@ import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -124,6 +125,9 @@ class GuardedCallsTests {
         assertThat(userImplementation.calls() - before).as("only false positives reach the repository")
                 .isEqualTo(passed);
         double measuredFpp = passed / 100_000.0;
+        LoggerFactory.getLogger(GuardedCallsTests.class).info(
+                "Measured fpp through @BloomGuard: {} false positives of 100000 absent keys = {} (configured 0.01)",
+                passed, measuredFpp);
         assertThat(measuredFpp).as("measured fpp").isBetween(0.005, 0.015);
     }
 
