@@ -9,7 +9,9 @@ import java.util.UUID;
  * geometry are never read with another; the part in braces is a cluster hash tag, so a
  * filter's staging key lands in the same slot as its live key and {@code RENAME} can swap them.
  *
- * <p>Live key: {@code <prefix>:{<filter>:<geometry>:0}}, e.g. {@code bg:{user:m9585088k7:0}}.
+ * <p>Live key: {@code <prefix>:{<filter>:<geometry>:0}}, e.g. {@code bg:{user:m9585088k7:0}};
+ * beside it, in the same slot: {@code :adds} (journal), {@code :meta}, {@code :lock} and
+ * {@code :staging:<id>}.
  */
 public final class FilterKeys {
 
@@ -29,6 +31,21 @@ public final class FilterKeys {
     /** The key checks read. */
     public String live() {
         return live;
+    }
+
+    /** The list of adds since the last swap, replayed onto the next one (packed bit offsets). */
+    public String journal() {
+        return live + ":adds";
+    }
+
+    /** Hash describing the live bitmap: when it was swapped in, by whom, from how many keys. */
+    public String meta() {
+        return live + ":meta";
+    }
+
+    /** The cross-instance load lock: its value names the instance loading the filter. */
+    public String lock() {
+        return live + ":lock";
     }
 
     /** A fresh staging key for one bulk load, in the live key's hash slot. */

@@ -2,18 +2,24 @@ package dev.bloomguard.core;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collection;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 import org.slf4j.Logger;
@@ -30,9 +36,14 @@ import dev.bloomguard.core.warmup.BitmapBuilder;
  * <p>A check is one {@code BITFIELD_RO} that reads the key's k bits and the ready marker
  * together. Only a complete filter (marker set) that has a clear bit answers
  * {@link Membership#ABSENT}; a missing, half-written or unreachable filter answers
- * {@link Membership#NOT_READY} or {@link Membership#UNAVAILABLE}, and callers must let those
- * through. A load builds the bitmap in memory, uploads it to a staging key and swaps it in with
- * {@code RENAME}; adds made meanwhile are replayed onto the staging bitmap before the swap.
+ * {@link Membership#NOT_READY} or {@link Membership#UNAVAILABLE}, and callers let those through.
+ *
+ * <p>A load builds the bitmap in memory, uploads it to a staging key and swaps it in with one
+ * script that first replays the adds journal. Every add, on any instance, is pushed to that
+ * journal before its bits are set, so a swap never drops a key added while the load ran, or
+ * since the previous swap (which also covers a transaction that commits after the warmup
+ * query's snapshot). The swap empties the journal: a key that exists only through
+ * {@link #add} and not in the load's source survives the next load, not the one after.
  *
  * <p>The one thing easy to get wrong: {@link #mightContain} is {@code false} only for
  * {@code ABSENT}. Treating "cannot tell" as "absent" would block real keys.
@@ -49,8 +60,8 @@ public final class RedisBloomFilter {
     private final FilterKeys keys;
     private final BitmapStore store;
     private final Duration checkTimeout;
-    private final AddJournal journal;
-    private final ReadWriteLock swapLock = new ReentrantReadWriteLock();
+    private final String instanceId;
+    private final Consumer<RedisBloomFilter> notReadyListener;
     private final AtomicBoolean loading = new AtomicBoolean();
     private volatile LoadReport lastLoad;
 
@@ -60,7 +71,8 @@ public final class RedisBloomFilter {
         this.keys = FilterKeys.of(builder.keyPrefix, builder.name, builder.geometry);
         this.store = builder.store;
         this.checkTimeout = builder.checkTimeout;
-        this.journal = new AddJournal(builder.journalRetention.toNanos(), builder.journalCapacity);
+        this.instanceId = builder.instanceId;
+        this.notReadyListener = builder.notReadyListener;
     }
 
     public static Builder builder(String name, FilterGeometry geometry, BitmapStore store) {
@@ -79,6 +91,11 @@ public final class RedisBloomFilter {
         return keys;
     }
 
+    /** Names this process in load locks and in the live bitmap's metadata. */
+    public String instanceId() {
+        return instanceId;
+    }
+
     /** What the filter says about {@code key}, in one Redis round trip. Never throws for Redis failures. */
     public Membership check(Object key) {
         int hashes = geometry.hashes();
@@ -94,6 +111,7 @@ public final class RedisBloomFilter {
             return Membership.UNAVAILABLE;
         }
         if (!set.get(hashes)) {
+            notReady();
             return Membership.NOT_READY;
         }
         return set.nextClearBit(0) >= hashes ? Membership.PRESENT : Membership.ABSENT;
@@ -123,6 +141,7 @@ public final class RedisBloomFilter {
             set = store.readBits(this.keys.live(), offsets, offsets.length, checkTimeout);
             if (!set.get(marker)) {
                 undecided = Membership.NOT_READY;
+                notReady();
             }
         }
         catch (BitmapStoreException ex) {
@@ -148,46 +167,71 @@ public final class RedisBloomFilter {
         return result;
     }
 
+    private void notReady() {
+        if (notReadyListener != null) {
+            try {
+                notReadyListener.accept(this);
+            }
+            catch (RuntimeException ex) {
+                log.warn("Filter '{}': not-ready listener failed: {}", name, ex.toString());
+            }
+        }
+    }
+
     /** False only when the key is definitely absent; "cannot tell" is {@code true}. */
     public boolean mightContain(Object key) {
         return check(key) != Membership.ABSENT;
     }
 
+    /** True when the live bitmap is complete (its marker is set). */
+    public boolean isReady() {
+        try {
+            return store.readBits(keys.live(), new long[] { geometry.markerOffset() }, 1, checkTimeout).get(0);
+        }
+        catch (BitmapStoreException ex) {
+            return false;
+        }
+    }
+
     /**
-     * Adds {@code key}: its bits are set in Redis before this returns.
+     * Adds {@code key}: it is journaled for the next swap and its bits are set, before this returns.
      *
      * @throws BitmapStoreException when Redis fails; the key may then be missing until the next load
      */
     public void add(Object key) {
         Objects.requireNonNull(key, "key");
-        writeBits(BitPositions.of(key, geometry.bits(), geometry.hashes()));
+        addAll(List.of(key));
     }
 
     /** Adds every non-null key of {@code keys} in one round trip. */
     public void addAll(Collection<?> keys) {
         int hashes = geometry.hashes();
         long[] offsets = new long[keys.size() * hashes];
+        List<byte[]> entries = new ArrayList<>(keys.size());
         int count = 0;
         for (Object key : keys) {
             if (key != null) {
                 BitPositions.fill(key, geometry.bits(), hashes, offsets, count);
+                entries.add(pack(offsets, count, hashes));
                 count += hashes;
             }
         }
         if (count > 0) {
-            writeBits(count == offsets.length ? offsets : java.util.Arrays.copyOf(offsets, count));
+            store.journalAndSetBits(this.keys.journal(), entries, this.keys.live(), offsets, count);
         }
     }
 
-    private void writeBits(long[] offsets) {
-        swapLock.readLock().lock();
-        try {
-            journal.record(offsets);
-            store.setBits(keys.live(), offsets, offsets.length);
+    /** k offsets as 4-byte big-endian integers: the journal's entry format, read back by the swap script. */
+    static byte[] pack(long[] offsets, int from, int count) {
+        byte[] packed = new byte[count * 4];
+        for (int i = 0; i < count; i++) {
+            long offset = offsets[from + i];
+            packed[i * 4] = (byte) (offset >>> 24);
+            packed[i * 4 + 1] = (byte) (offset >>> 16);
+            packed[i * 4 + 2] = (byte) (offset >>> 8);
+            packed[i * 4 + 3] = (byte) offset;
         }
-        finally {
-            swapLock.readLock().unlock();
-        }
+        return packed;
     }
 
     /** Loads the filter from a stream of keys; closes the stream. See {@link #load(Iterator)}. */
@@ -198,9 +242,10 @@ public final class RedisBloomFilter {
     }
 
     /**
-     * Replaces the filter with one built from {@code source} plus every add made while this runs:
-     * the bitmap is built in memory, uploaded to a staging key, and swapped in with one
-     * {@code RENAME}. Checks keep reading the old filter until the swap. Null keys are skipped.
+     * Replaces the filter with one built from {@code source} plus every add journaled since the
+     * previous swap: the bitmap is built in memory, uploaded to a staging key and swapped in
+     * atomically. Checks keep reading the old filter until the swap. Null keys are skipped.
+     * Takes no lock: see {@link #tryLockForLoad} to keep other instances from loading at once.
      *
      * @throws IllegalStateException when a load of this filter is already running in this process
      * @throws BitmapStoreException when Redis fails; the live filter is then left as it was
@@ -210,34 +255,25 @@ public final class RedisBloomFilter {
             throw new IllegalStateException("filter '" + name + "' is already loading");
         }
         long started = System.nanoTime();
-        long since = journal.pin();
         String staging = keys.newStaging();
         try {
             BitmapBuilder bitmap = BitmapBuilder.forGeometry(geometry);
             long count = readInto(bitmap, source);
-            long applied = 0;
-            long replayed = 0;
-            for (AddJournal.Entry entry : journal.since(since, applied)) {
-                bitmap.setAll(entry.offsets(), 0, entry.offsets().length);
-                applied = Math.max(applied, entry.sequence());
-                replayed++;
-            }
             bitmap.markComplete();
             store.writeBitmap(staging, bitmap.bytes(), STAGING_EXPIRY);
-            swapLock.writeLock().lock();
-            try {
-                for (AddJournal.Entry entry : journal.since(since, applied)) {
-                    store.setBits(staging, entry.offsets(), entry.offsets().length);
-                    replayed++;
-                }
-                store.persist(staging);
-                store.rename(staging, keys.live());
+            Duration duration = Duration.ofNanos(System.nanoTime() - started);
+            Instant finished = Instant.now();
+            Map<String, String> meta = new LinkedHashMap<>();
+            meta.put("loadedAt", Long.toString(finished.toEpochMilli()));
+            meta.put("keys", Long.toString(count));
+            meta.put("loadedBy", instanceId);
+            meta.put("durationMs", Long.toString(duration.toMillis()));
+            long replayed = store.swapIn(staging, keys.live(), keys.journal(), keys.meta(), meta);
+            if (replayed < 0) {
+                throw new BitmapStoreException("staging key of filter '" + name + "' vanished before the swap", null);
             }
-            finally {
-                swapLock.writeLock().unlock();
-            }
-            LoadReport report = new LoadReport(name, count, replayed, Duration.ofNanos(System.nanoTime() - started),
-                    Instant.now());
+            LoadReport report = new LoadReport(name, count, replayed,
+                    Duration.ofNanos(System.nanoTime() - started), finished);
             lastLoad = report;
             return report;
         }
@@ -246,9 +282,98 @@ public final class RedisBloomFilter {
             throw ex;
         }
         finally {
-            journal.unpin();
             loading.set(false);
         }
+    }
+
+    /**
+     * Takes the cross-instance load lock, so that one instance at a time warms or rebuilds the
+     * filter. The lease renews the lock every third of {@code ttl} on {@code renewals} until it
+     * is closed; a crashed holder's lock expires after {@code ttl}.
+     *
+     * @return the lease, or empty when another instance holds the lock
+     */
+    public Optional<LoadLease> tryLockForLoad(Duration ttl, ScheduledExecutorService renewals) {
+        if (!store.setIfAbsent(keys.lock(), instanceId, ttl)) {
+            return Optional.empty();
+        }
+        long period = Math.max(1, ttl.toMillis() / 3);
+        ScheduledFuture<?> renewal = renewals.scheduleAtFixedRate(() -> {
+            try {
+                if (!store.expireIfEquals(keys.lock(), instanceId, ttl)) {
+                    log.warn("Filter '{}': lost the load lock while loading", name);
+                }
+            }
+            catch (RuntimeException ex) {
+                log.warn("Filter '{}': could not renew the load lock: {}", name, ex.getMessage());
+            }
+        }, period, period, TimeUnit.MILLISECONDS);
+        return Optional.of(new LoadLease(renewal, ttl));
+    }
+
+    /** A held load lock; closing it stops the renewals and releases the lock if still ours. */
+    public final class LoadLease implements AutoCloseable {
+
+        private final ScheduledFuture<?> renewal;
+        private final Duration ttl;
+
+        private LoadLease(ScheduledFuture<?> renewal, Duration ttl) {
+            this.renewal = renewal;
+            this.ttl = ttl;
+        }
+
+        @Override
+        public void close() {
+            renewal.cancel(false);
+            try {
+                store.deleteIfEquals(keys.lock(), instanceId);
+            }
+            catch (RuntimeException ex) {
+                log.warn("Filter '{}': could not release the load lock ({}); it expires within {}", name,
+                        ex.getMessage(), ttl);
+            }
+        }
+    }
+
+    /** The instance holding the load lock, if any. */
+    public Optional<String> lockHolder() {
+        return store.get(keys.lock());
+    }
+
+    /** When the live bitmap was swapped in (by any instance), if the metadata says. */
+    public Optional<Instant> liveSince() {
+        String loadedAt = store.hashGetAll(keys.meta()).get("loadedAt");
+        return loadedAt == null ? Optional.empty() : Optional.of(Instant.ofEpochMilli(Long.parseLong(loadedAt)));
+    }
+
+    /**
+     * Reads the filter's state from Redis: a {@code BITCOUNT} over the whole bitmap plus a few
+     * small reads. For operators; never on a request path.
+     */
+    public FilterStatus status() {
+        long bitCount = -1;
+        Map<String, String> meta = Map.of();
+        Optional<String> holder = Optional.empty();
+        boolean ready = false;
+        try {
+            ready = store.readBits(keys.live(), new long[] { geometry.markerOffset() }, 1, checkTimeout).get(0);
+            bitCount = store.bitCount(keys.live()) - (ready ? 1 : 0);
+            meta = store.hashGetAll(keys.meta());
+            holder = store.get(keys.lock());
+        }
+        catch (BitmapStoreException ex) {
+            log.debug("Filter '{}': status unreadable: {}", name, ex.getMessage());
+        }
+        FilterState state = ready ? FilterState.READY
+                : loading.get() || holder.isPresent() ? FilterState.WARMING : FilterState.DEGRADED;
+        double fill = bitCount < 0 ? -1 : (double) bitCount / geometry.bits();
+        String loadedAt = meta.get("loadedAt");
+        String liveKeys = meta.get("keys");
+        return new FilterStatus(name, geometry, keys.live(), state, bitCount, fill,
+                fill < 0 ? -1 : Math.pow(fill, geometry.hashes()), FilterStatus.approximateCount(bitCount, geometry),
+                Optional.ofNullable(loadedAt).map(value -> Instant.ofEpochMilli(Long.parseLong(value))),
+                liveKeys == null ? -1 : Long.parseLong(liveKeys), Optional.ofNullable(meta.get("loadedBy")), holder,
+                lastLoad());
     }
 
     private long readInto(BitmapBuilder bitmap, Iterator<?> source) {
@@ -299,8 +424,8 @@ public final class RedisBloomFilter {
         private final BitmapStore store;
         private String keyPrefix = "bg";
         private Duration checkTimeout = Duration.ofMillis(50);
-        private Duration journalRetention = Duration.ofMinutes(5);
-        private int journalCapacity = 100_000;
+        private String instanceId = defaultInstanceId();
+        private Consumer<RedisBloomFilter> notReadyListener;
 
         private Builder(String name, FilterGeometry geometry, BitmapStore store) {
             checkArgument(name != null && !name.isBlank(), "filter name must not be blank");
@@ -325,26 +450,28 @@ public final class RedisBloomFilter {
             return this;
         }
 
-        /**
-         * How far back a load replays adds (default 5 minutes): longer than the longest
-         * transaction that adds a key before it commits.
-         */
-        public Builder journalRetention(Duration journalRetention) {
-            checkArgument(journalRetention != null && !journalRetention.isNegative(),
-                    "journal retention (%s) must not be negative", journalRetention);
-            this.journalRetention = journalRetention;
+        /** Names this process in load locks; default {@code pid@host:random}. */
+        public Builder instanceId(String instanceId) {
+            checkArgument(instanceId != null && !instanceId.isBlank(), "instance id must not be blank");
+            this.instanceId = instanceId;
             return this;
         }
 
-        /** How many recent adds are kept for replay outside a load; default 100,000. */
-        public Builder journalCapacity(int journalCapacity) {
-            checkArgument(journalCapacity >= 0, "journal capacity (%s) must not be negative", journalCapacity);
-            this.journalCapacity = journalCapacity;
+        /**
+         * Called (on the checking thread, so it must return at once) whenever a check finds the
+         * filter missing or incomplete: the hook for scheduling a re-warm.
+         */
+        public Builder onNotReady(Consumer<RedisBloomFilter> listener) {
+            this.notReadyListener = listener;
             return this;
         }
 
         public RedisBloomFilter build() {
             return new RedisBloomFilter(this);
+        }
+
+        private static String defaultInstanceId() {
+            return ManagementFactory.getRuntimeMXBean().getName() + ":" + UUID.randomUUID().toString().substring(0, 8);
         }
     }
 }

@@ -2,10 +2,14 @@ package dev.bloomguard.core.redis;
 
 import java.time.Duration;
 import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
- * The few bitmap operations a filter needs from Redis. Every method is one round trip unless it
- * says otherwise; a missing key reads as all zeros, as Redis itself does.
+ * The few Redis operations a filter needs. Every method is one round trip unless it says
+ * otherwise; a missing key reads as all zeros, as Redis itself does. Every failure, refusal or
+ * timeout is a {@link BitmapStoreException}.
  */
 public interface BitmapStore {
 
@@ -17,24 +21,53 @@ public interface BitmapStore {
      */
     BitSet readBits(String key, long[] offsets, int count, Duration timeout);
 
-    /** Sets the bits at {@code offsets[0 .. count)} of {@code key} (one {@code BITFIELD ... SET} per batch). */
+    /** Sets the bits at {@code offsets[0 .. count)} of {@code key} ({@code BITFIELD ... SET}). */
     void setBits(String key, long[] offsets, int count);
 
     /**
-     * Writes {@code bitmap} as the whole value of {@code key}, expiring after {@code expiry}
-     * unless {@link #persist} is called: one {@code SET} for the first chunk and
-     * {@code SETRANGE} for the rest, so Redis allocates the string once instead of growing it.
+     * Records an add for the next swap and sets its bits, in this order and one round trip:
+     * {@code RPUSH journalKey entries...}, then {@code BITFIELD bitmapKey SET ...}. The order
+     * matters: a swap that runs between the two has already replayed the entry, and the
+     * {@code BITFIELD} then lands on the new bitmap.
+     */
+    void journalAndSetBits(String journalKey, List<byte[]> entries, String bitmapKey, long[] offsets, int count);
+
+    /**
+     * Writes {@code bitmap} as the whole value of {@code key}, expiring after {@code expiry}:
+     * one {@code SET} for the first chunk and {@code SETRANGE} for the rest, so Redis allocates
+     * the string once instead of growing it bit by bit.
      */
     void writeBitmap(String key, byte[] bitmap, Duration expiry);
 
-    /** Removes the expiry {@link #writeBitmap} set. */
-    void persist(String key);
+    /**
+     * Atomically (one script): replays every journal entry onto {@code staging}, removes its
+     * expiry, renames it over {@code live}, empties the journal and records {@code meta}.
+     *
+     * @return journal entries replayed, or -1 when {@code staging} no longer exists
+     */
+    long swapIn(String staging, String live, String journalKey, String metaKey, Map<String, String> meta);
 
-    /** Atomically replaces {@code target} with {@code source} ({@code RENAME}). */
-    void rename(String source, String target);
-
-    void delete(String key);
+    /** {@code BITCOUNT} of the whole value; 0 when it does not exist. */
+    long bitCount(String key);
 
     /** Length of the key's value in bytes, 0 when it does not exist. */
     long length(String key);
+
+    void delete(String key);
+
+    /** {@code SET key value NX PX ttl}: true when the key was free and is now {@code value}. */
+    boolean setIfAbsent(String key, String value, Duration ttl);
+
+    /** Extends the expiry of {@code key} only while it still holds {@code value}. */
+    boolean expireIfEquals(String key, String value, Duration ttl);
+
+    /** Deletes {@code key} only while it still holds {@code value}. */
+    boolean deleteIfEquals(String key, String value);
+
+    Optional<String> get(String key);
+
+    Map<String, String> hashGetAll(String key);
+
+    /** The store's circuit breaker, for operators. */
+    CircuitBreaker.State circuitState();
 }

@@ -7,18 +7,28 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.CommandOutput;
@@ -28,13 +38,15 @@ import io.lettuce.core.protocol.ProtocolKeyword;
 /**
  * {@link BitmapStore} over the Lettuce connection that Spring Data Redis already manages.
  *
- * <p>Reads go through Lettuce's asynchronous API so that each check is bounded by its own
- * timeout, independent of the client's command timeout, and so that a check is exactly one
- * {@code BITFIELD_RO} command: no script, no transaction, no configuration read.
+ * <p>Commands go through Lettuce's asynchronous API so that each call is bounded by its own
+ * timeout, independent of the client's command timeout, and a check is exactly one
+ * {@code BITFIELD_RO}: no script, no transaction, no configuration read. Two things keep a
+ * Redis outage cheap for callers: the shared connection is obtained in the background (a
+ * caller waits at most its timeout for it, never the connect timeout), and a
+ * {@link CircuitBreaker} fails calls at once after repeated failures.
  */
 public final class LettuceBitmapStore implements BitmapStore {
 
-    /** Redis caps one command's argument count far above this; the cap keeps one write's reply small. */
     private static final int MAX_SETS_PER_COMMAND = 30_000;
     private static final int UPLOAD_CHUNK_BYTES = 8 * 1024 * 1024;
 
@@ -44,22 +56,71 @@ public final class LettuceBitmapStore implements BitmapStore {
     private static final byte[] SET = "SET".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] U1 = "u1".getBytes(StandardCharsets.US_ASCII);
 
+    /**
+     * KEYS: staging, live, journal, meta. ARGV: meta field/value pairs. Entries of the journal
+     * are packed 4-byte big-endian bit offsets. Returns the entries replayed, -1 without staging.
+     */
+    private static final String SWAP_SCRIPT = """
+            if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+            local entries = redis.call('LRANGE', KEYS[3], 0, -1)
+            for i = 1, #entries do
+              local entry = entries[i]
+              for j = 1, #entry, 4 do
+                local b1, b2, b3, b4 = string.byte(entry, j, j + 3)
+                redis.call('SETBIT', KEYS[1], ((b1 * 256 + b2) * 256 + b3) * 256 + b4, 1)
+              end
+            end
+            redis.call('PERSIST', KEYS[1])
+            redis.call('RENAME', KEYS[1], KEYS[2])
+            redis.call('DEL', KEYS[3], KEYS[4])
+            if #ARGV > 0 then redis.call('HSET', KEYS[4], unpack(ARGV)) end
+            return #entries
+            """;
+
+    private static final String EXPIRE_IF_EQUALS = """
+            if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+            return 0
+            """;
+
+    private static final String DELETE_IF_EQUALS = """
+            if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+            return 0
+            """;
+
     private final LettuceConnectionFactory connectionFactory;
     private final Duration operationTimeout;
+    private final CircuitBreaker breaker;
+    private final Executor connector;
+    private final AtomicReference<CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>>> sharedConnection =
+            new AtomicReference<>();
 
-    private LettuceBitmapStore(LettuceConnectionFactory connectionFactory, Duration operationTimeout) {
+    private LettuceBitmapStore(LettuceConnectionFactory connectionFactory, Duration operationTimeout,
+            CircuitBreaker breaker) {
         this.connectionFactory = connectionFactory;
         this.operationTimeout = operationTimeout;
+        this.breaker = breaker;
+        this.connector = runnable -> {
+            Thread thread = new Thread(runnable, "bloomguard-redis-connect");
+            thread.setDaemon(true);
+            thread.start();
+        };
+    }
+
+    /** A store with a breaker that opens after 5 failures in a row for 1 second. */
+    public static LettuceBitmapStore create(LettuceConnectionFactory connectionFactory, Duration operationTimeout) {
+        return create(connectionFactory, operationTimeout, CircuitBreaker.create(5, Duration.ofSeconds(1)));
     }
 
     /**
-     * @param operationTimeout bound on writes and uploads; checks carry their own timeout
+     * @param operationTimeout bound on writes, uploads and swaps; checks carry their own timeout
      */
-    public static LettuceBitmapStore create(LettuceConnectionFactory connectionFactory, Duration operationTimeout) {
+    public static LettuceBitmapStore create(LettuceConnectionFactory connectionFactory, Duration operationTimeout,
+            CircuitBreaker breaker) {
         checkArgument(connectionFactory != null, "connectionFactory must not be null");
-        checkArgument(operationTimeout != null && !operationTimeout.isNegative() && !operationTimeout.isZero(),
+        checkArgument(operationTimeout != null && operationTimeout.toNanos() > 0,
                 "operationTimeout (%s) must be positive", operationTimeout);
-        return new LettuceBitmapStore(connectionFactory, operationTimeout);
+        checkArgument(breaker != null, "breaker must not be null");
+        return new LettuceBitmapStore(connectionFactory, operationTimeout, breaker);
     }
 
     @Override
@@ -68,68 +129,158 @@ public final class LettuceBitmapStore implements BitmapStore {
         for (int i = 0; i < count; i++) {
             args.add(GET).add(U1).add(offsets[i]);
         }
-        return call(commands -> commands.dispatch(BITFIELD_RO, new BitsOutput(), args), timeout, "BITFIELD_RO");
+        return call("BITFIELD_RO", timeout, commands -> List.of(commands.dispatch(BITFIELD_RO, new BitsOutput(), args)));
     }
 
     @Override
     public void setBits(String key, long[] offsets, int count) {
-        byte[] rawKey = bytes(key);
-        withCommands(commands -> {
+        call("BITFIELD SET", operationTimeout, commands -> bitfieldSets(commands, bytes(key), offsets, count));
+    }
+
+    @Override
+    public void journalAndSetBits(String journalKey, List<byte[]> entries, String bitmapKey, long[] offsets,
+            int count) {
+        call("RPUSH+BITFIELD SET", operationTimeout, commands -> {
             List<RedisFuture<?>> replies = new ArrayList<>();
-            for (int start = 0; start < count; start += MAX_SETS_PER_COMMAND) {
-                CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE).addKey(rawKey);
-                for (int i = start; i < Math.min(count, start + MAX_SETS_PER_COMMAND); i++) {
-                    args.add(SET).add(U1).add(offsets[i]).add(1);
-                }
-                replies.add(commands.dispatch(BITFIELD, new BitsOutput(), args));
-            }
-            for (RedisFuture<?> reply : replies) {
-                await(reply, operationTimeout, "BITFIELD SET");
-            }
-            return null;
+            replies.add(commands.rpush(bytes(journalKey), entries.toArray(new byte[0][])));
+            replies.addAll(bitfieldSets(commands, bytes(bitmapKey), offsets, count));
+            return replies;
         });
+    }
+
+    private static List<RedisFuture<?>> bitfieldSets(RedisClusterAsyncCommands<byte[], byte[]> commands, byte[] key,
+            long[] offsets, int count) {
+        List<RedisFuture<?>> replies = new ArrayList<>();
+        for (int start = 0; start < count; start += MAX_SETS_PER_COMMAND) {
+            CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE).addKey(key);
+            for (int i = start; i < Math.min(count, start + MAX_SETS_PER_COMMAND); i++) {
+                args.add(SET).add(U1).add(offsets[i]).add(1);
+            }
+            replies.add(commands.dispatch(BITFIELD, new BitsOutput(), args));
+        }
+        return replies;
     }
 
     @Override
     public void writeBitmap(String key, byte[] bitmap, Duration expiry) {
         byte[] rawKey = bytes(key);
         int first = Math.min(bitmap.length, UPLOAD_CHUNK_BYTES);
-        call(commands -> commands.set(rawKey, Arrays.copyOf(bitmap, first), SetArgs.Builder.px(expiry)),
-                operationTimeout, "SET");
+        call("SET", operationTimeout,
+                commands -> List.of(commands.set(rawKey, Arrays.copyOf(bitmap, first), SetArgs.Builder.px(expiry))));
         for (int offset = first; offset < bitmap.length; offset += UPLOAD_CHUNK_BYTES) {
             byte[] chunk = Arrays.copyOfRange(bitmap, offset, Math.min(bitmap.length, offset + UPLOAD_CHUNK_BYTES));
             long at = offset;
-            call(commands -> commands.setrange(rawKey, at, chunk), operationTimeout, "SETRANGE");
+            call("SETRANGE", operationTimeout, commands -> List.of(commands.setrange(rawKey, at, chunk)));
         }
     }
 
     @Override
-    public void persist(String key) {
-        call(commands -> commands.persist(bytes(key)), operationTimeout, "PERSIST");
+    public long swapIn(String staging, String live, String journalKey, String metaKey, Map<String, String> meta) {
+        byte[][] keys = { bytes(staging), bytes(live), bytes(journalKey), bytes(metaKey) };
+        byte[][] arguments = meta.entrySet().stream()
+                .flatMap(entry -> java.util.stream.Stream.of(bytes(entry.getKey()), bytes(entry.getValue())))
+                .toArray(byte[][]::new);
+        Long replayed = call("EVAL swap", operationTimeout,
+                commands -> List.of(commands.<Long>eval(SWAP_SCRIPT, ScriptOutputType.INTEGER, keys, arguments)));
+        return replayed == null ? -1 : replayed;
     }
 
     @Override
-    public void rename(String source, String target) {
-        call(commands -> commands.rename(bytes(source), bytes(target)), operationTimeout, "RENAME");
-    }
-
-    @Override
-    public void delete(String key) {
-        call(commands -> commands.del(bytes(key)), operationTimeout, "DEL");
+    public long bitCount(String key) {
+        Long count = call("BITCOUNT", operationTimeout, commands -> List.of(commands.bitcount(bytes(key))));
+        return count == null ? 0 : count;
     }
 
     @Override
     public long length(String key) {
-        Long length = call(commands -> commands.strlen(bytes(key)), operationTimeout, "STRLEN");
+        Long length = call("STRLEN", operationTimeout, commands -> List.of(commands.strlen(bytes(key))));
         return length == null ? 0 : length;
     }
 
-    private <T> T call(Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command,
-            Duration timeout, String name) {
-        return withCommands(commands -> await(command.apply(commands), timeout, name));
+    @Override
+    public void delete(String key) {
+        call("DEL", operationTimeout, commands -> List.of(commands.del(bytes(key))));
     }
 
-    private <T> T withCommands(Function<RedisClusterAsyncCommands<byte[], byte[]>, T> work) {
+    @Override
+    public boolean setIfAbsent(String key, String value, Duration ttl) {
+        String reply = call("SET NX", operationTimeout,
+                commands -> List.of(commands.set(bytes(key), bytes(value), SetArgs.Builder.nx().px(ttl))));
+        return "OK".equals(reply);
+    }
+
+    @Override
+    public boolean expireIfEquals(String key, String value, Duration ttl) {
+        Long reply = call("EVAL expire", operationTimeout, commands -> List.of(commands.<Long>eval(EXPIRE_IF_EQUALS,
+                ScriptOutputType.INTEGER, new byte[][] { bytes(key) }, bytes(value), bytes(Long.toString(ttl.toMillis())))));
+        return reply != null && reply == 1;
+    }
+
+    @Override
+    public boolean deleteIfEquals(String key, String value) {
+        Long reply = call("EVAL delete", operationTimeout, commands -> List.of(commands.<Long>eval(DELETE_IF_EQUALS,
+                ScriptOutputType.INTEGER, new byte[][] { bytes(key) }, bytes(value))));
+        return reply != null && reply == 1;
+    }
+
+    @Override
+    public Optional<String> get(String key) {
+        byte[] value = call("GET", operationTimeout, commands -> List.of(commands.get(bytes(key))));
+        return Optional.ofNullable(value).map(raw -> new String(raw, StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public Map<String, String> hashGetAll(String key) {
+        Map<byte[], byte[]> raw = call("HGETALL", operationTimeout, commands -> List.of(commands.hgetall(bytes(key))));
+        Map<String, String> result = new LinkedHashMap<>();
+        if (raw != null) {
+            raw.forEach((field, value) -> result.put(new String(field, StandardCharsets.UTF_8),
+                    new String(value, StandardCharsets.UTF_8)));
+        }
+        return result;
+    }
+
+    @Override
+    public CircuitBreaker.State circuitState() {
+        return breaker.state();
+    }
+
+    /**
+     * Sends the commands {@code send} dispatches and waits for all their replies, the last
+     * reply being the result. Every failure counts against the circuit breaker.
+     */
+    @SuppressWarnings("unchecked")
+    private <T> T call(String name, Duration timeout,
+            Function<RedisClusterAsyncCommands<byte[], byte[]>, List<? extends RedisFuture<?>>> send) {
+        if (!breaker.tryAcquire()) {
+            throw new BitmapStoreException(name + " not sent: the circuit to Redis is open after repeated failures", null);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            T result = withCommands(timeout, commands -> {
+                Object last = null;
+                for (RedisFuture<?> reply : send.apply(commands)) {
+                    last = await(reply, Math.max(0, deadline - System.nanoTime()), timeout, name);
+                }
+                return (T) last;
+            });
+            breaker.onSuccess();
+            return result;
+        }
+        catch (BitmapStoreException ex) {
+            breaker.onFailure();
+            throw ex;
+        }
+        catch (RuntimeException ex) {
+            breaker.onFailure();
+            throw new BitmapStoreException(name + " failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    private <T> T withCommands(Duration timeout, Function<RedisClusterAsyncCommands<byte[], byte[]>, T> work) {
+        if (connectionFactory.getShareNativeConnection()) {
+            return work.apply(sharedCommands(timeout));
+        }
         RedisConnection connection;
         try {
             connection = connectionFactory.getConnection();
@@ -138,20 +289,69 @@ public final class LettuceBitmapStore implements BitmapStore {
             throw new BitmapStoreException("no Redis connection: " + ex.getMessage(), ex);
         }
         try {
-            if (!(connection instanceof LettuceConnection lettuce)) {
-                throw new IllegalStateException("bloom-guard needs Lettuce; the connection is a "
-                        + connection.getClass().getName());
-            }
-            return work.apply(lettuce.getNativeConnection());
+            return work.apply(nativeCommands(connection));
         }
         finally {
             connection.close();
         }
     }
 
-    private static <T> T await(RedisFuture<T> reply, Duration timeout, String name) {
+    /**
+     * The shared native connection, obtained once on a background thread: while Redis is
+     * unreachable the first connect can take the whole connect timeout, and no caller should
+     * wait longer than its own timeout for it. A closed connection is obtained afresh.
+     */
+    private RedisClusterAsyncCommands<byte[], byte[]> sharedCommands(Duration timeout) {
+        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = sharedConnection.get();
+        if (current == null || current.isCompletedExceptionally() || (current.isDone() && closedForGood(current.join()))) {
+            CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> fresh = new CompletableFuture<>();
+            if (sharedConnection.compareAndSet(current, fresh)) {
+                connector.execute(() -> {
+                    try (RedisConnection connection = connectionFactory.getConnection()) {
+                        fresh.complete(nativeCommands(connection));
+                    }
+                    catch (RuntimeException ex) {
+                        fresh.completeExceptionally(ex);
+                    }
+                });
+            }
+            current = sharedConnection.get();
+        }
         try {
-            return reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return current.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        }
+        catch (TimeoutException ex) {
+            throw new BitmapStoreException("no Redis connection within " + timeout, ex);
+        }
+        catch (ExecutionException ex) {
+            throw new BitmapStoreException("no Redis connection: " + ex.getCause().getMessage(), ex.getCause());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new BitmapStoreException("interrupted while connecting to Redis", ex);
+        }
+    }
+
+    /** True for a connection Spring has closed (reset or shut down), false for one that is merely reconnecting. */
+    private static boolean closedForGood(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+        Object connection = commands instanceof RedisAsyncCommands<byte[], byte[]> standalone
+                ? standalone.getStatefulConnection()
+                : commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster
+                        ? cluster.getStatefulConnection() : null;
+        return connection instanceof RedisChannelHandler<?, ?> handler && handler.isClosed();
+    }
+
+    private static RedisClusterAsyncCommands<byte[], byte[]> nativeCommands(RedisConnection connection) {
+        if (!(connection instanceof LettuceConnection lettuce)) {
+            throw new IllegalStateException("bloom-guard needs Lettuce; the connection is a "
+                    + connection.getClass().getName());
+        }
+        return lettuce.getNativeConnection();
+    }
+
+    private static Object await(RedisFuture<?> reply, long remainingNanos, Duration timeout, String name) {
+        try {
+            return reply.get(remainingNanos, TimeUnit.NANOSECONDS);
         }
         catch (TimeoutException ex) {
             reply.cancel(false);
@@ -168,8 +368,8 @@ public final class LettuceBitmapStore implements BitmapStore {
         }
     }
 
-    private static byte[] bytes(String key) {
-        return key.getBytes(StandardCharsets.UTF_8);
+    private static byte[] bytes(String value) {
+        return value.getBytes(StandardCharsets.UTF_8);
     }
 
     private static ProtocolKeyword keyword(String name) {

@@ -33,6 +33,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardConfigurationException;
@@ -57,6 +58,9 @@ import dev.bloomguard.spring.warmup.SqlKeySource;
 @Import(BloomGuardAutoConfiguration.AutoProxyRegistrar.class)
 public class BloomGuardAutoConfiguration {
 
+    /** How often an instance waiting for another's load looks again. */
+    private static final java.time.Duration WAIT_POLL = java.time.Duration.ofMillis(200);
+
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(RedisConnectionFactory.class)
@@ -65,13 +69,17 @@ public class BloomGuardAutoConfiguration {
             throw new BloomGuardConfigurationException("bloom-guard needs Lettuce (spring.data.redis.client-type=lettuce);"
                     + " the RedisConnectionFactory is a " + connectionFactory.getClass().getName());
         }
-        return LettuceBitmapStore.create(lettuce, properties.getWriteTimeout());
+        FilterSettingsValidator.validate(properties);
+        return LettuceBitmapStore.create(lettuce, properties.getWriteTimeout(),
+                CircuitBreaker.create(properties.getCircuitBreaker().getFailureThreshold(),
+                        properties.getCircuitBreaker().getOpenDuration()));
     }
 
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(BitmapStore.class)
-    public BloomFilterRegistry bloomFilterRegistry(BloomGuardProperties properties, BitmapStore store) {
+    public BloomFilterRegistry bloomFilterRegistry(BloomGuardProperties properties, BitmapStore store,
+            ObjectProvider<FilterWarmer> warmer) {
         FilterSettingsValidator.validate(properties);
         Map<String, RedisBloomFilter> filters = new LinkedHashMap<>();
         properties.getFilters().forEach((name, settings) -> {
@@ -79,7 +87,7 @@ public class BloomGuardAutoConfiguration {
             filters.put(name, RedisBloomFilter.builder(name, geometry, store)
                     .keyPrefix(properties.getKeyPrefix())
                     .checkTimeout(properties.getRedisTimeout())
-                    .journalRetention(properties.getAddJournalRetention())
+                    .onNotReady(filter -> warmer.ifAvailable(available -> available.onNotReady(filter)))
                     .build());
         });
         return new BloomFilterRegistry(filters);
@@ -93,13 +101,15 @@ public class BloomGuardAutoConfiguration {
         List<FilterWarmer.Task> tasks = new ArrayList<>();
         properties.getFilters().forEach((name, settings) -> {
             BloomGuardProperties.Warmup warmup = settings.getWarmup();
-            if (warmup.runsOnStartup()) {
+            SqlKeySource source = null;
+            if (warmup.getSql() != null && !warmup.getSql().isBlank()) {
                 DataSource dataSource = dataSource(name, warmup.getDatasource(), primaryDataSource, beanFactory);
-                tasks.add(new FilterWarmer.Task(registry.filter(name),
-                        new SqlKeySource(dataSource, warmup.getSql(), warmup.getFetchSize()), warmup.isBlocking()));
+                source = new SqlKeySource(dataSource, warmup.getSql(), warmup.getFetchSize());
             }
+            tasks.add(new FilterWarmer.Task(registry.filter(name), source, warmup.isOnStartup(), warmup.isBlocking(),
+                    settings.getRebuild().getInterval()));
         });
-        return new FilterWarmer(tasks);
+        return new FilterWarmer(tasks, properties.getLockTtl(), WAIT_POLL);
     }
 
     private static DataSource dataSource(String filter, String beanName, ObjectProvider<DataSource> primary,

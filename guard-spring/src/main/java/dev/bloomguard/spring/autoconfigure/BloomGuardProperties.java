@@ -37,8 +37,11 @@ public class BloomGuardProperties {
     /** Order of the guard advice; by default it runs outside (before) caching and transactions. */
     private int order = BloomGuardAdvisor.DEFAULT_ORDER;
 
-    /** How far back a rebuild replays adds: longer than the longest transaction that adds a key. */
-    private Duration addJournalRetention = Duration.ofMinutes(5);
+    /** How long a load lock outlives an instance that crashed while loading; renewed while the load runs. */
+    private Duration lockTtl = Duration.ofSeconds(30);
+
+    /** Stops checks from waiting on a Redis that keeps failing. */
+    private CircuitBreaker circuitBreaker = new CircuitBreaker();
 
     /** The filters, by the name used in @BloomGuard(filter = ...). */
     private Map<String, Filter> filters = new LinkedHashMap<>();
@@ -99,12 +102,20 @@ public class BloomGuardProperties {
         this.order = order;
     }
 
-    public Duration getAddJournalRetention() {
-        return addJournalRetention;
+    public Duration getLockTtl() {
+        return lockTtl;
     }
 
-    public void setAddJournalRetention(Duration addJournalRetention) {
-        this.addJournalRetention = addJournalRetention;
+    public void setLockTtl(Duration lockTtl) {
+        this.lockTtl = lockTtl;
+    }
+
+    public CircuitBreaker getCircuitBreaker() {
+        return circuitBreaker;
+    }
+
+    public void setCircuitBreaker(CircuitBreaker circuitBreaker) {
+        this.circuitBreaker = circuitBreaker;
     }
 
     public Map<String, Filter> getFilters() {
@@ -131,6 +142,32 @@ public class BloomGuardProperties {
         RETURN_EMPTY
     }
 
+    /** The circuit breaker in front of Redis, shared by every filter. */
+    public static class CircuitBreaker {
+
+        /** Failures in a row after which calls stop going to Redis. */
+        private int failureThreshold = 5;
+
+        /** How long calls fail at once before one probe goes to Redis again. */
+        private Duration openDuration = Duration.ofSeconds(1);
+
+        public int getFailureThreshold() {
+            return failureThreshold;
+        }
+
+        public void setFailureThreshold(int failureThreshold) {
+            this.failureThreshold = failureThreshold;
+        }
+
+        public Duration getOpenDuration() {
+            return openDuration;
+        }
+
+        public void setOpenDuration(Duration openDuration) {
+            this.openDuration = openDuration;
+        }
+    }
+
     /** One filter. */
     public static class Filter {
 
@@ -145,6 +182,9 @@ public class BloomGuardProperties {
 
         /** How the filter is filled from the database. */
         private Warmup warmup = new Warmup();
+
+        /** Periodic rebuilds from the warmup SQL, which drop deleted keys. */
+        private Rebuild rebuild = new Rebuild();
 
         public long getExpectedInsertions() {
             return expectedInsertions;
@@ -176,6 +216,29 @@ public class BloomGuardProperties {
 
         public void setWarmup(Warmup warmup) {
             this.warmup = warmup;
+        }
+
+        public Rebuild getRebuild() {
+            return rebuild;
+        }
+
+        public void setRebuild(Rebuild rebuild) {
+            this.rebuild = rebuild;
+        }
+    }
+
+    /** Rebuilding a filter from its warmup SQL. */
+    public static class Rebuild {
+
+        /** Rebuild when the live filter is older than this, e.g. 6h; 0: never. Keys added meanwhile are kept. */
+        private Duration interval = Duration.ZERO;
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
         }
     }
 
@@ -235,11 +298,6 @@ public class BloomGuardProperties {
 
         public void setBlocking(boolean blocking) {
             this.blocking = blocking;
-        }
-
-        /** True when there is SQL to run at startup. */
-        public boolean runsOnStartup() {
-            return onStartup && sql != null && !sql.isBlank();
         }
     }
 }

@@ -22,13 +22,20 @@ final class FilterSettingsValidator {
         if (properties.getKeyPrefix() == null || properties.getKeyPrefix().isBlank()) {
             throw new BloomGuardConfigurationException("bloom-guard.key-prefix must not be blank");
         }
-        if (properties.getAddJournalRetention() == null || properties.getAddJournalRetention().isNegative()) {
-            throw new BloomGuardConfigurationException("bloom-guard.add-journal-retention ("
-                    + properties.getAddJournalRetention() + ") must not be negative");
+        requirePositive("bloom-guard.lock-ttl", properties.getLockTtl());
+        requirePositive("bloom-guard.circuit-breaker.open-duration", properties.getCircuitBreaker().getOpenDuration());
+        if (properties.getCircuitBreaker().getFailureThreshold() < 1) {
+            throw new BloomGuardConfigurationException("bloom-guard.circuit-breaker.failure-threshold ("
+                    + properties.getCircuitBreaker().getFailureThreshold() + ") must be at least 1");
         }
         for (Map.Entry<String, BloomGuardProperties.Filter> entry : properties.getFilters().entrySet()) {
             geometry(properties, entry.getKey(), entry.getValue());
             BloomGuardProperties.Warmup warmup = entry.getValue().getWarmup();
+            Duration interval = entry.getValue().getRebuild().getInterval();
+            if (interval == null || interval.isNegative()) {
+                throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
+                        + ".rebuild.interval (" + interval + ") must not be negative");
+            }
             if (warmup.getFetchSize() < 1) {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
                         + ".warmup.fetch-size (" + warmup.getFetchSize() + ") must be at least 1");

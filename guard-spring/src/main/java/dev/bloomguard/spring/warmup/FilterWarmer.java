@@ -1,8 +1,18 @@
 package dev.bloomguard.spring.warmup;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
@@ -14,10 +24,16 @@ import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.spring.BloomGuardException;
 
 /**
- * Fills filters from their warmup SQL when the application starts, before the web server
- * takes traffic. A blocking warmup runs on the starting thread and a failure stops startup; the
- * others run on a background thread, and until they finish their checks are bypassed (the
- * calls go through), unless a complete filter of the same geometry is already in Redis.
+ * Keeps every filter warm: fills it from its SQL when the application starts, again whenever a
+ * check finds it missing (a flush, an eviction, a failover to an empty replica), every
+ * {@code rebuild.interval}, and on demand.
+ *
+ * <p>Across instances one load runs at a time, under the filter's load lock; the others wait
+ * for it without blocking anything (their checks are bypassed until the filter is ready). A
+ * filter already complete in Redis, and younger than its rebuild interval, is not warmed again
+ * at startup. A blocking startup warmup runs on the starting thread, before the web server
+ * takes traffic, and a failure stops startup; everything else runs in the background and is
+ * retried with backoff.
  */
 public final class FilterWarmer implements SmartLifecycle {
 
@@ -25,90 +41,265 @@ public final class FilterWarmer implements SmartLifecycle {
     public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
     private static final Logger log = LoggerFactory.getLogger(FilterWarmer.class);
+    private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
+    private static final Duration LAST_RETRY = Duration.ofMinutes(1);
 
-    /** One filter to warm. */
-    public record Task(RedisBloomFilter filter, SqlKeySource source, boolean blocking) {
+    /**
+     * One filter to keep warm.
+     *
+     * @param source where its keys come from, or null when it has no warmup SQL
+     * @param onStartup warm when the application starts
+     * @param blocking startup waits for the warmup
+     * @param rebuildInterval rebuild when the live bitmap is older than this; zero: never
+     */
+    public record Task(RedisBloomFilter filter, SqlKeySource source, boolean onStartup, boolean blocking,
+            Duration rebuildInterval) {
     }
 
-    private final List<Task> tasks;
-    private volatile ExecutorService executor;
-    private volatile boolean running;
+    private final Map<String, Task> tasks = new LinkedHashMap<>();
+    private final Duration lockTtl;
+    private final Duration waitPoll;
+    private final Map<String, CompletableFuture<LoadReport>> running = new ConcurrentHashMap<>();
+    private final Map<String, Long> retryNotBefore = new ConcurrentHashMap<>();
+    private final Map<String, Duration> retryDelay = new ConcurrentHashMap<>();
+    private volatile ExecutorService loads;
+    private volatile ScheduledExecutorService scheduler;
+    private volatile boolean started;
 
-    public FilterWarmer(List<Task> tasks) {
-        this.tasks = List.copyOf(tasks);
+    /**
+     * @param lockTtl how long a crashed instance's load lock outlives it
+     * @param waitPoll how often an instance waiting for another's load looks again
+     */
+    public FilterWarmer(List<Task> tasks, Duration lockTtl, Duration waitPoll) {
+        tasks.forEach(task -> this.tasks.put(task.filter().name(), task));
+        this.lockTtl = lockTtl;
+        this.waitPoll = waitPoll;
     }
 
     @Override
     public void start() {
-        running = true;
-        for (Task task : tasks) {
-            if (task.blocking()) {
-                warm(task);
+        loads = Executors.newCachedThreadPool(daemonThreads("bloomguard-load-"));
+        scheduler = Executors.newSingleThreadScheduledExecutor(daemonThreads("bloomguard-schedule-"));
+        started = true;
+        for (Task task : tasks.values()) {
+            if (task.source() != null && task.onStartup() && task.blocking()) {
+                ensureWarm(task);
             }
         }
-        for (Task task : tasks) {
-            if (!task.blocking()) {
-                executor().submit(() -> {
-                    try {
-                        warm(task);
-                    }
-                    catch (RuntimeException ex) {
-                        log.error("Filter '{}': warmup failed; its checks are bypassed until a load succeeds",
-                                task.filter().name(), ex);
-                    }
-                });
+        for (Task task : tasks.values()) {
+            if (task.source() != null && task.onStartup() && !task.blocking()) {
+                submit(task, () -> ensureWarm(task));
+            }
+            Duration interval = task.rebuildInterval();
+            if (task.source() != null && !interval.isZero()) {
+                long period = Math.max(1000, Math.min(interval.toMillis() / 4, Duration.ofMinutes(1).toMillis()));
+                scheduler.scheduleWithFixedDelay(() -> rebuildIfDue(task), period, period, TimeUnit.MILLISECONDS);
             }
         }
     }
 
-    /** Warms one filter now, on the calling thread. */
-    public LoadReport warm(Task task) {
+    /**
+     * Rebuilds {@code filter} from its SQL now, under the load lock (waiting for another
+     * instance's load to finish first). Keys added meanwhile are kept.
+     *
+     * @throws IllegalArgumentException when the filter is unknown or has no warmup SQL
+     */
+    public CompletableFuture<LoadReport> rebuild(String filter) {
+        Task task = tasks.get(filter);
+        if (task == null) {
+            throw new IllegalArgumentException("No filter named '" + filter + "'; configured: " + tasks.keySet());
+        }
+        if (task.source() == null) {
+            throw new IllegalArgumentException("Filter '" + filter + "' has no bloom-guard.filters." + filter
+                    + ".warmup.sql to rebuild from");
+        }
+        return submit(task, () -> load(task));
+    }
+
+    /**
+     * Called from a check that found {@code filter} missing or incomplete: schedules a re-warm
+     * unless one is running or a failed one is backing off. Returns at once.
+     */
+    public void onNotReady(RedisBloomFilter filter) {
+        Task task = tasks.get(filter.name());
+        if (!started || task == null || task.source() == null || running.containsKey(filter.name())) {
+            return;
+        }
+        Long notBefore = retryNotBefore.get(filter.name());
+        if (notBefore != null && System.nanoTime() - notBefore < 0) {
+            return;
+        }
+        log.warn("Filter '{}' is missing or incomplete in Redis; checks are bypassed until it is warm again",
+                filter.name());
+        submit(task, () -> load(task));
+    }
+
+    /** The filters this warmer keeps warm, by name. */
+    public Map<String, Task> tasks() {
+        return java.util.Collections.unmodifiableMap(tasks);
+    }
+
+    /** True while a load of {@code filter} runs or waits in this instance. */
+    public boolean isWarming(String filter) {
+        return running.containsKey(filter);
+    }
+
+    private CompletableFuture<LoadReport> submit(Task task, java.util.function.Supplier<LoadReport> work) {
+        String name = task.filter().name();
+        CompletableFuture<LoadReport> fresh = new CompletableFuture<>();
+        CompletableFuture<LoadReport> existing = running.putIfAbsent(name, fresh);
+        if (existing != null) {
+            return existing;
+        }
+        ExecutorService executor = loads;
+        if (executor == null || executor.isShutdown()) {
+            running.remove(name, fresh);
+            fresh.completeExceptionally(new IllegalStateException("bloom-guard is not running"));
+            return fresh;
+        }
+        executor.execute(() -> {
+            try {
+                LoadReport report = work.get();
+                retryNotBefore.remove(name);
+                retryDelay.remove(name);
+                running.remove(name, fresh);
+                fresh.complete(report);
+            }
+            catch (RuntimeException ex) {
+                Duration delay = retryDelay.merge(name, FIRST_RETRY,
+                        (previous, first) -> previous.multipliedBy(2).compareTo(LAST_RETRY) > 0 ? LAST_RETRY
+                                : previous.multipliedBy(2));
+                retryNotBefore.put(name, System.nanoTime() + delay.toNanos());
+                log.error("Filter '{}': load failed ({}); checks stay bypassed, next try in {} s", name,
+                        ex.getMessage(), delay.toSeconds());
+                running.remove(name, fresh);
+                fresh.completeExceptionally(ex);
+                scheduleRetry(task, delay);
+            }
+        });
+        return fresh;
+    }
+
+    private void scheduleRetry(Task task, Duration delay) {
+        ScheduledExecutorService current = scheduler;
+        if (current != null && !current.isShutdown()) {
+            current.schedule(() -> {
+                if (!task.filter().isReady()) {
+                    submit(task, () -> load(task));
+                }
+            }, delay.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Startup: warm unless a complete, fresh filter of this geometry is already live. */
+    private LoadReport ensureWarm(Task task) {
         RedisBloomFilter filter = task.filter();
-        log.info("Filter '{}': warming from SQL ({})", filter.name(), filter.geometry());
+        if (filter.isReady()) {
+            Optional<Instant> since = filter.liveSince();
+            if (task.rebuildInterval().isZero() || since.map(this::age).filter(age -> age.compareTo(task.rebuildInterval()) < 0).isPresent()) {
+                log.info("Filter '{}' is already live in Redis (since {}); not warming it again", filter.name(),
+                        since.map(Instant::toString).orElse("an unknown time"));
+                return null;
+            }
+        }
+        return load(task);
+    }
+
+    private void rebuildIfDue(Task task) {
+        try {
+            Optional<Instant> since = task.filter().liveSince();
+            if (since.isEmpty() || age(since.get()).compareTo(task.rebuildInterval()) >= 0) {
+                submit(task, () -> load(task));
+            }
+        }
+        catch (RuntimeException ex) {
+            log.warn("Filter '{}': could not check whether a rebuild is due: {}", task.filter().name(), ex.getMessage());
+        }
+    }
+
+    /**
+     * Loads under the lock. If another instance holds it, waits for it to finish: returns when
+     * the filter is complete and unlocked, or takes the lock when the holder went away without
+     * finishing.
+     */
+    private LoadReport load(Task task) {
+        RedisBloomFilter filter = task.filter();
+        boolean waitedForOther = false;
+        while (true) {
+            Optional<RedisBloomFilter.LoadLease> lease = filter.tryLockForLoad(lockTtl, scheduler);
+            if (lease.isPresent()) {
+                try (RedisBloomFilter.LoadLease held = lease.get()) {
+                    return loadNow(task);
+                }
+            }
+            if (!waitedForOther) {
+                log.info("Filter '{}': {} is loading it; waiting", filter.name(), filter.lockHolder().orElse("another instance"));
+                waitedForOther = true;
+            }
+            sleep(waitPoll);
+            if (filter.lockHolder().isEmpty() && filter.isReady()) {
+                log.info("Filter '{}': loaded by another instance", filter.name());
+                return null;
+            }
+        }
+    }
+
+    private LoadReport loadNow(Task task) {
+        RedisBloomFilter filter = task.filter();
+        log.info("Filter '{}': loading from SQL ({})", filter.name(), filter.geometry());
         try {
             LoadReport report = task.source().loadInto(filter);
-            log.info("Filter '{}': warmed {} keys in {} ms ({} keys/s, {} concurrent adds replayed)", filter.name(),
+            log.info("Filter '{}': loaded {} keys in {} ms ({} keys/s, {} journaled adds replayed)", filter.name(),
                     report.keys(), report.duration().toMillis(), Math.round(report.keysPerSecond()),
                     report.replayedAdds());
             return report;
         }
         catch (RuntimeException ex) {
-            throw new BloomGuardException("Filter '" + filter.name() + "': warmup failed: " + ex.getMessage(), ex);
+            throw new BloomGuardException("Filter '" + filter.name() + "': load failed: " + ex.getMessage(), ex);
         }
     }
 
-    private synchronized ExecutorService executor() {
-        if (executor == null) {
-            AtomicInteger threads = new AtomicInteger();
-            executor = Executors.newFixedThreadPool(Math.min(2, tasks.size()), runnable -> {
-                Thread thread = new Thread(runnable, "bloomguard-warmup-" + threads.incrementAndGet());
-                thread.setDaemon(true);
-                return thread;
-            });
+    private Duration age(Instant since) {
+        return Duration.between(since, Instant.now());
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
         }
-        return executor;
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new BloomGuardException("interrupted while waiting for another instance's load", ex);
+        }
+    }
+
+    private static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
     }
 
     @Override
-    public synchronized void stop() {
-        running = false;
-        if (executor != null) {
-            executor.shutdownNow();
-            executor = null;
+    public void stop() {
+        started = false;
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+        }
+        if (loads != null) {
+            loads.shutdownNow();
         }
     }
 
     @Override
     public boolean isRunning() {
-        return running;
+        return started;
     }
 
     @Override
     public int getPhase() {
         return PHASE;
-    }
-
-    public List<Task> tasks() {
-        return tasks;
     }
 }

@@ -1,0 +1,35 @@
+package dev.bloomguard.core;
+
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * A snapshot of one filter as Redis holds it, for the actuator endpoint, health and gauges.
+ * Reading it costs a {@code BITCOUNT} over the whole bitmap: poll it, never call it per request.
+ *
+ * @param bitCount set filter bits, or -1 when Redis could not be read
+ * @param fillRatio bitCount / bits
+ * @param estimatedFpp fillRatio^k: the false-positive rate the filter has now
+ * @param approximateCount distinct keys estimated from the fill: -(m/k) ln(1 - X/m)
+ * @param liveSince when the live bitmap was swapped in, by any instance, if known
+ * @param liveKeys keys read by the load that produced the live bitmap, or -1 if unknown
+ * @param loadedBy the instance that produced the live bitmap, if known
+ * @param lockHolder the instance now holding the load lock, if any
+ * @param lastLoad the last load this instance completed
+ */
+public record FilterStatus(String name, FilterGeometry geometry, String key, FilterState state, long bitCount,
+        double fillRatio, double estimatedFpp, long approximateCount, Optional<Instant> liveSince, long liveKeys,
+        Optional<String> loadedBy, Optional<String> lockHolder, Optional<LoadReport> lastLoad) {
+
+    /** -(m/k) ln(1 - X/m), the usual estimate of how many distinct keys set X of m bits. */
+    static long approximateCount(long bitCount, FilterGeometry geometry) {
+        if (bitCount < 0) {
+            return -1;
+        }
+        double m = geometry.bits();
+        if (bitCount >= m) {
+            return Long.MAX_VALUE;
+        }
+        return Math.round(-(m / geometry.hashes()) * Math.log(1 - bitCount / m));
+    }
+}
