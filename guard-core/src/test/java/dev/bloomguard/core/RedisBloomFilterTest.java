@@ -191,6 +191,27 @@ class RedisBloomFilterTest {
     }
 
     @Test
+    void keepsAnAddThroughTheNextLoadAndLeavesItToTheSourceAfterThat() {
+        RedisBloomFilter filter = filter(FilterGeometry.of(1_000, 0.01));
+        filter.load(LongStream.rangeClosed(1, 100).boxed());
+        List<Object> candidates = absentKeys(filter, 2);
+        Object addedOnly = candidates.get(0);
+        Object addedAndInSource = candidates.get(1);
+        filter.add(addedOnly);
+        filter.add(addedAndInSource);
+
+        LoadReport first = filter.load(Stream.concat(LongStream.rangeClosed(1, 100).boxed(), Stream.of(addedAndInSource)));
+        assertThat(first.replayedAdds()).isEqualTo(2);
+        assertThat(filter.check(addedOnly)).as("journaled since the previous swap").isEqualTo(Membership.PRESENT);
+
+        LoadReport second = filter.load(Stream.concat(LongStream.rangeClosed(1, 100).boxed(), Stream.of(addedAndInSource)));
+        assertThat(second.replayedAdds()).isZero();
+        assertThat(filter.check(addedAndInSource)).isEqualTo(Membership.PRESENT);
+        assertThat(filter.check(addedOnly)).as("the source is the truth once a whole load has passed")
+                .isEqualTo(Membership.ABSENT);
+    }
+
+    @Test
     void addsEveryNonNullKeyOfABatch() {
         RedisBloomFilter filter = filter(FilterGeometry.of(1_000, 0.01));
         filter.load(Stream.of("seed"));

@@ -1,0 +1,105 @@
+package dev.bloomguard.spring.resilience;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import dev.bloomguard.spring.BloomGuard;
+import dev.bloomguard.spring.BloomPut;
+import dev.bloomguard.spring.RealServers;
+
+/**
+ * A small application guarding a user directory, started as many times as a test needs
+ * (several instances on one Redis and one database), against a Redis the test controls.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+public class GuardedApp {
+
+    /** What the tests call through the guard. */
+    public interface Directory {
+
+        @BloomGuard(filter = "user", key = "#id")
+        long find(long id);
+
+        @BloomPut(filter = "user", key = "#result")
+        long create();
+    }
+
+    /**
+     * Creates users as a real repository would: the row is inserted, then {@code @BloomPut} adds
+     * its id. New ids are odd and above the seeded range, so they never collide with seeded ones.
+     */
+    public static class Users implements Directory {
+
+        private static final AtomicLong NEXT = new AtomicLong(10_000_001);
+
+        private final AtomicLong calls = new AtomicLong();
+        private final JdbcTemplate jdbc;
+        private final String table;
+
+        Users(JdbcTemplate jdbc, String table) {
+            this.jdbc = jdbc;
+            this.table = table;
+        }
+
+        @Override
+        public long find(long id) {
+            calls.incrementAndGet();
+            return id;
+        }
+
+        @Override
+        public long create() {
+            long id = NEXT.getAndAdd(2);
+            jdbc.update("INSERT INTO " + table + " (id) VALUES (?)", id);
+            return id;
+        }
+
+        public long calls() {
+            return calls.get();
+        }
+    }
+
+    @Bean
+    Users users(JdbcTemplate jdbc, @Value("${guarded.table}") String table) {
+        return new Users(jdbc, table);
+    }
+
+    /**
+     * Starts one instance on Redis at {@code redisPort}, warming filter {@code user} with
+     * {@code warmupSql} from the shared test PostgreSQL, and creating users in {@code table}.
+     */
+    public static ConfigurableApplicationContext start(int redisPort, String keyPrefix, String table,
+            String warmupSql, String... extraProperties) {
+        List<String> properties = new ArrayList<>(List.of(
+                "guarded.table=" + table,
+                "spring.data.redis.host=127.0.0.1",
+                "spring.data.redis.port=" + redisPort,
+                "spring.datasource.url=" + RealServers.postgres().jdbcUrl(),
+                "spring.datasource.username=" + RealServers.postgres().username(),
+                "spring.datasource.password=" + RealServers.postgres().password(),
+                "spring.jmx.enabled=false",
+                "bloom-guard.key-prefix=" + keyPrefix,
+                "bloom-guard.redis-timeout=50ms",
+                "bloom-guard.circuit-breaker.failure-threshold=3",
+                "bloom-guard.circuit-breaker.open-duration=300ms",
+                "bloom-guard.lock-ttl=5s",
+                "bloom-guard.filters.user.expected-insertions=100000",
+                "bloom-guard.filters.user.fpp=0.01",
+                "bloom-guard.filters.user.warmup.sql=" + warmupSql,
+                "bloom-guard.filters.user.warmup.blocking=true"));
+        properties.addAll(List.of(extraProperties));
+        return new SpringApplicationBuilder(GuardedApp.class).web(WebApplicationType.NONE)
+                .properties(properties.toArray(String[]::new)).run();
+    }
+}

@@ -1,0 +1,219 @@
+package dev.bloomguard.spring.resilience;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.LongStream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import dev.bloomguard.core.LoadReport;
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.BloomGuardRejectedException;
+import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.spring.warmup.FilterWarmer;
+
+/**
+ * Several application instances on one Redis and one PostgreSQL: one warms, the others wait;
+ * rebuilds swap under concurrent adds from every instance without losing a key.
+ */
+class MultipleInstancesTests {
+
+    private static final String TABLE = "fleet_users";
+    private static final String CALLS = "fleet_warmup_calls";
+    /** Counts its own executions in a sequence (sequences ignore the warmup's rollback). */
+    private static final String WARMUP_SQL = "SELECT id FROM counted_fleet_users()";
+
+    private static RedisServer redis;
+    private static int testNumber;
+
+    @BeforeAll
+    static void startServers() {
+        RealServers.execute("DROP TABLE IF EXISTS " + TABLE,
+                "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
+                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 50000) g",
+                "DROP SEQUENCE IF EXISTS " + CALLS, "CREATE SEQUENCE " + CALLS,
+                "CREATE OR REPLACE FUNCTION counted_fleet_users() RETURNS TABLE (id BIGINT) AS $$ "
+                        + "BEGIN PERFORM nextval('" + CALLS + "'); RETURN QUERY SELECT u.id FROM " + TABLE + " u; END "
+                        + "$$ LANGUAGE plpgsql VOLATILE");
+        redis = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        redis.close();
+    }
+
+    @BeforeEach
+    void onlySeededUsers() {
+        RealServers.execute("DELETE FROM " + TABLE + " WHERE id > 100000");
+    }
+
+    @Test
+    void twoInstancesStartingTogetherRunTheWarmupQueryOnce() throws Exception {
+        String prefix = prefix();
+        long before = warmupCalls();
+        ExecutorService starter = Executors.newFixedThreadPool(2);
+        try {
+            Future<ConfigurableApplicationContext> first = starter.submit(() -> GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL));
+            Future<ConfigurableApplicationContext> second = starter.submit(() -> GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL));
+            try (ConfigurableApplicationContext a = first.get(60, TimeUnit.SECONDS);
+                    ConfigurableApplicationContext b = second.get(60, TimeUnit.SECONDS)) {
+                assertThat(warmupCalls() - before).as("warmup queries run").isEqualTo(1);
+                for (ConfigurableApplicationContext context : List.of(a, b)) {
+                    RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
+                    assertThat(filter.isReady()).isTrue();
+                    assertThat(filter.check(100_000L)).isEqualTo(Membership.PRESENT);
+                }
+                try (ConfigurableApplicationContext restarted = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL)) {
+                    assertThat(warmupCalls() - before).as("a restarted instance finds the filter live").isEqualTo(1);
+                    assertThat(restarted.getBean(BloomFilterRegistry.class).filter("user").isReady()).isTrue();
+                }
+            }
+        }
+        finally {
+            starter.shutdownNow();
+        }
+    }
+
+    @Test
+    void rebuildsUnderConcurrentAddsFromEveryInstanceLoseNoKey() throws Exception {
+        String prefix = prefix();
+        try (ConfigurableApplicationContext a = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL);
+                ConfigurableApplicationContext b = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL)) {
+            List<GuardedApp.Directory> directories = List.of(a.getBean(GuardedApp.Directory.class),
+                    b.getBean(GuardedApp.Directory.class));
+            Queue<Long> added = new ConcurrentLinkedQueue<>();
+            Queue<String> falseNegatives = new ConcurrentLinkedQueue<>();
+            AtomicBoolean running = new AtomicBoolean(true);
+            List<Thread> writers = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                GuardedApp.Directory directory = directories.get(i % 2);
+                GuardedApp.Directory other = directories.get((i + 1) % 2);
+                Thread writer = new Thread(() -> {
+                    while (running.get()) {
+                        long id = directory.create();
+                        added.add(id);
+                        try {
+                            other.find(id);
+                            directory.find(id);
+                        }
+                        catch (BloomGuardRejectedException ex) {
+                            falseNegatives.add("added key " + id + " blocked right after its add");
+                        }
+                    }
+                });
+                writer.start();
+                writers.add(writer);
+            }
+            FilterWarmer warmer = a.getBean(FilterWarmer.class);
+            for (int i = 0; i < 5; i++) {
+                LoadReport report = warmer.rebuild("user").get(60, TimeUnit.SECONDS);
+                assertThat(report.keys()).isGreaterThanOrEqualTo(50_000);
+            }
+            LoadReport fromOther = b.getBean(FilterWarmer.class).rebuild("user").get(60, TimeUnit.SECONDS);
+            running.set(false);
+            for (Thread writer : writers) {
+                writer.join(10_000);
+            }
+            assertThat(fromOther.replayedAdds()).as("adds replayed by the last swap").isPositive();
+            assertThat(falseNegatives).isEmpty();
+            RedisBloomFilter filter = a.getBean(BloomFilterRegistry.class).filter("user");
+            List<Long> everyKey = new ArrayList<>(added);
+            everyKey.addAll(new JdbcTemplate(RealServers.postgres().dataSource())
+                    .queryForList("SELECT id FROM " + TABLE, Long.class));
+            for (int from = 0; from < everyKey.size(); from += 1000) {
+                assertThat(filter.checkAll(everyKey.subList(from, Math.min(everyKey.size(), from + 1000))))
+                        .as("keys %s..", from).containsOnly(Membership.PRESENT);
+            }
+            assertThat(added.size()).as("adds made during the rebuilds").isGreaterThan(100);
+        }
+    }
+
+    @Test
+    void checksAndAddsDuringSwapsSeeNoFalseNegative() throws Exception {
+        String prefix = prefix();
+        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL)) {
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            List<Long> present = LongStream.rangeClosed(1, 50_000).map(i -> 2 * i).boxed().toList();
+            Queue<String> falseNegatives = new ConcurrentLinkedQueue<>();
+            Queue<Long> added = new ConcurrentLinkedQueue<>();
+            AtomicBoolean running = new AtomicBoolean(true);
+            AtomicLong checks = new AtomicLong();
+            List<Thread> threads = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                boolean adder = i % 2 == 0;
+                int seed = i;
+                Thread thread = new Thread(() -> {
+                    java.util.Random random = new java.util.Random(seed);
+                    while (running.get()) {
+                        long id = adder ? directory.create() : present.get(random.nextInt(present.size()));
+                        if (adder) {
+                            added.add(id);
+                        }
+                        try {
+                            directory.find(id);
+                            if (adder && !added.isEmpty()) {
+                                directory.find(added.peek());
+                            }
+                        }
+                        catch (BloomGuardRejectedException ex) {
+                            falseNegatives.add((adder ? "added " : "present ") + id);
+                        }
+                        checks.incrementAndGet();
+                    }
+                });
+                thread.start();
+                threads.add(thread);
+            }
+            FilterWarmer warmer = context.getBean(FilterWarmer.class);
+            long deadline = System.nanoTime() + Duration.ofSeconds(8).toNanos();
+            int swaps = 0;
+            while (System.nanoTime() < deadline) {
+                warmer.rebuild("user").get(30, TimeUnit.SECONDS);
+                swaps++;
+            }
+            running.set(false);
+            for (Thread thread : threads) {
+                thread.join(10_000);
+            }
+            assertThat(swaps).isGreaterThan(3);
+            assertThat(checks.get()).isGreaterThan(1_000);
+            assertThat(falseNegatives).as("false negatives during %s swaps and %s checks", swaps, checks.get()).isEmpty();
+            RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
+            List<Long> everyAdded = new ArrayList<>(added);
+            for (int from = 0; from < everyAdded.size(); from += 1000) {
+                assertThat(filter.checkAll(everyAdded.subList(from, Math.min(everyAdded.size(), from + 1000))))
+                        .containsOnly(Membership.PRESENT);
+            }
+        }
+    }
+
+    private static String prefix() {
+        return "fleet" + (++testNumber);
+    }
+
+    private static long warmupCalls() {
+        return new JdbcTemplate(RealServers.postgres().dataSource())
+                .queryForObject("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM " + CALLS, Long.class);
+    }
+}

@@ -1,0 +1,254 @@
+package dev.bloomguard.spring.resilience;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.stream.LongStream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.core.redis.CircuitBreaker;
+import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.BloomGuardException;
+import dev.bloomguard.spring.BloomGuardRejectedException;
+import dev.bloomguard.spring.RealServers;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * A real {@code redis-server} stopped, restarted empty, flushed, paused, made a read-only
+ * replica and out of memory under guarded traffic. Whatever Redis does, no caller sees a Redis
+ * exception, no present key is blocked, and blocking comes back once the filter is warm again.
+ */
+class RedisOutageTests {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisOutageTests.class);
+
+    /** Present ids are the even numbers 2..100,000. */
+    private static final String TABLE = "outage_users";
+    private static final String WARMUP_SQL = "SELECT id FROM " + TABLE;
+    private static final Duration REDIS_TIMEOUT = Duration.ofMillis(50);
+    private static final Duration MARGIN = Duration.ofMillis(150);
+
+    private static RedisServer redis;
+    private static int testNumber;
+
+    @BeforeAll
+    static void startServers() {
+        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
+                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 50000) g");
+        redis = RedisServer.start();
+    }
+
+    @BeforeEach
+    void redisIsUp() {
+        if (!redis.isRunning()) {
+            redis.restart();
+        }
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        redis.close();
+    }
+
+    @Test
+    void redisStoppedMidTrafficNeverFailsACallerAndTheFilterComesBackByItself() throws Exception {
+        try (ConfigurableApplicationContext context = start()) {
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
+            BitmapStore store = context.getBean(BitmapStore.class);
+            List<Long> absent = absentKeys(filter, 50);
+            assertThatThrownBy(() -> directory.find(absent.get(0))).isInstanceOf(BloomGuardRejectedException.class);
+
+            try (Traffic traffic = new Traffic(directory, presentSample(), absent, 4)) {
+                await("traffic runs", Duration.ofSeconds(5), () -> traffic.calls() > 200);
+                redis.stop();
+                traffic.pause();
+
+                double bypassedBefore = bypassed(context);
+                long[] closedCircuit = timeCalls(directory, 3, absent.get(1));
+                assertThat(bypassed(context) - bypassedBefore).as("every call while Redis is down is bypassed")
+                        .isEqualTo(3);
+                assertThat(store.circuitState()).isEqualTo(CircuitBreaker.State.OPEN);
+                long[] openCircuit = timeCalls(directory, 1000, absent.get(2));
+                assertThat(bypassed(context) - bypassedBefore).isEqualTo(1003);
+                log.info("Check latency with Redis down: circuit closed max {} µs; circuit open p50 {} µs, p99 {} µs",
+                        max(closedCircuit) / 1000, percentile(openCircuit, 50) / 1000, percentile(openCircuit, 99) / 1000);
+                assertThat(max(closedCircuit)).as("a check with Redis down costs at most redis-timeout plus a margin")
+                        .isLessThan(REDIS_TIMEOUT.plus(MARGIN).toNanos());
+                assertThat(percentile(openCircuit, 50)).as("open circuit: microseconds, no Redis wait")
+                        .isLessThan(Duration.ofMillis(1).toNanos());
+                assertThat(max(openCircuit)).isLessThan(REDIS_TIMEOUT.plus(MARGIN).toNanos());
+                assertThatThrownBy(directory::create).as("an add cannot be lost silently")
+                        .isInstanceOf(BloomGuardException.class);
+
+                traffic.resume();
+                redis.restart();
+                long restarted = System.nanoTime();
+                await("filter re-warmed after an empty restart", Duration.ofSeconds(30),
+                        () -> filter.check(absent.get(3)) == Membership.ABSENT);
+                log.info("Filter re-warmed {} ms after Redis restarted empty",
+                        Duration.ofNanos(System.nanoTime() - restarted).toMillis());
+                assertThatThrownBy(() -> directory.find(absent.get(3))).isInstanceOf(BloomGuardRejectedException.class);
+                assertThat(directory.find(2)).isEqualTo(2);
+                assertThat(traffic.presentBlocked()).as("present keys blocked").isZero();
+                assertThat(traffic.unexpected()).as("exceptions other than rejections").isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void flushAllUnderTrafficBlocksNoPresentKeyAndBlockingResumesAfterReWarm() throws Exception {
+        try (ConfigurableApplicationContext context = start();
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                StatefulRedisConnection<String, String> admin = client.connect()) {
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
+            List<Long> absent = absentKeys(filter, 50);
+            try (Traffic traffic = new Traffic(directory, presentSample(), absent, 4)) {
+                await("traffic runs", Duration.ofSeconds(5), () -> traffic.calls() > 200);
+                long flushed = System.nanoTime();
+                admin.sync().flushall();
+                await("filter re-warmed after FLUSHALL", Duration.ofSeconds(30),
+                        () -> filter.check(absent.get(0)) == Membership.ABSENT);
+                log.info("Filter re-warmed {} ms after FLUSHALL", Duration.ofNanos(System.nanoTime() - flushed).toMillis());
+                long callsAfter = traffic.calls();
+                await("more traffic", Duration.ofSeconds(5), () -> traffic.calls() > callsAfter + 200);
+                assertThat(traffic.presentBlocked()).as("present keys blocked").isZero();
+                assertThat(traffic.unexpected()).isEmpty();
+            }
+            assertThatThrownBy(() -> directory.find(absent.get(0))).isInstanceOf(BloomGuardRejectedException.class);
+        }
+    }
+
+    @Test
+    void pausedRedisCostsAtMostTheTimeoutAndBypasses() throws Exception {
+        try (ConfigurableApplicationContext context = start();
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                StatefulRedisConnection<String, String> admin = client.connect()) {
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
+            long absent = absentKeys(filter, 1).get(0);
+            admin.sync().clientPause(1_500);
+            double before = bypassed(context);
+            long[] paused = timeCalls(directory, 2, absent);
+            assertThat(bypassed(context) - before).isEqualTo(2);
+            log.info("Check latency with Redis paused (CLIENT PAUSE), circuit closed: max {} µs", max(paused) / 1000);
+            assertThat(max(paused)).isLessThan(REDIS_TIMEOUT.plus(MARGIN).toNanos());
+            await("blocking again after the pause", Duration.ofSeconds(10), () -> {
+                try {
+                    directory.find(absent);
+                    return false;
+                }
+                catch (BloomGuardRejectedException ex) {
+                    return true;
+                }
+            });
+        }
+    }
+
+    @Test
+    void readOnlyReplicaAndOutOfMemoryRejectAddsLoudlyButNeverChecks() throws Exception {
+        try (RedisServer emptyPrimary = RedisServer.start();
+                ConfigurableApplicationContext context = start();
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                StatefulRedisConnection<String, String> admin = client.connect()) {
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
+            long absent = absentKeys(filter, 1).get(0);
+            RedisCommands<String, String> sync = admin.sync();
+
+            sync.configSet("maxmemory-policy", "noeviction");
+            sync.configSet("maxmemory", "1");
+            assertThatThrownBy(directory::create).isInstanceOf(BloomGuardException.class).hasMessageContaining("OOM");
+            assertThat(directory.find(4)).isEqualTo(4);
+            assertThatThrownBy(() -> directory.find(absent)).isInstanceOf(BloomGuardRejectedException.class);
+            sync.configSet("maxmemory", "0");
+
+            sync.replicaof("127.0.0.1", emptyPrimary.port());
+            await("replica synced with the empty primary", Duration.ofSeconds(20),
+                    () -> sync.info("replication").contains("master_link_status:up") && sync.dbsize() == 0);
+            assertThat(directory.find(4)).as("a failover to an empty replica blocks nothing").isEqualTo(4);
+            assertThat(directory.find(absent)).as("nor absent keys: the filter is gone").isEqualTo(absent);
+            assertThatThrownBy(directory::create).isInstanceOf(BloomGuardException.class).hasMessageContaining("READONLY");
+
+            sync.replicaofNoOne();
+            await("filter re-warmed on the promoted replica", Duration.ofSeconds(30),
+                    () -> filter.check(absent) == Membership.ABSENT);
+            long created = directory.create();
+            assertThat(directory.find(created)).isEqualTo(created);
+        }
+    }
+
+    private ConfigurableApplicationContext start() {
+        return GuardedApp.start(redis.port(), "outage" + (++testNumber), TABLE, WARMUP_SQL);
+    }
+
+    private static List<Long> presentSample() {
+        return LongStream.rangeClosed(1, 2_000).map(i -> i * 50).boxed().toList();
+    }
+
+    private static List<Long> absentKeys(RedisBloomFilter filter, int count) {
+        List<Long> absent = new ArrayList<>();
+        for (long id = 1; absent.size() < count; id += 2) {
+            if (filter.check(id) == Membership.ABSENT) {
+                absent.add(id);
+            }
+        }
+        return absent;
+    }
+
+    private static double bypassed(ConfigurableApplicationContext context) {
+        return context.getBean(MeterRegistry.class).get("bloomguard.checks").tag("filter", "user")
+                .tag("outcome", "bypassed").counter().count();
+    }
+
+    /** Calls {@code find(absentKey)} {@code count} times; each must go through (bypassed), none may throw. */
+    private static long[] timeCalls(GuardedApp.Directory directory, int count, long absentKey) {
+        long[] nanos = new long[count];
+        for (int i = 0; i < count; i++) {
+            long started = System.nanoTime();
+            assertThat(directory.find(absentKey)).isEqualTo(absentKey);
+            nanos[i] = System.nanoTime() - started;
+        }
+        return nanos;
+    }
+
+    private static long max(long[] values) {
+        return Arrays.stream(values).max().orElseThrow();
+    }
+
+    private static long percentile(long[] values, int percent) {
+        long[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[Math.min(sorted.length - 1, sorted.length * percent / 100)];
+    }
+
+    static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("Timed out after " + timeout + " waiting for: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+}
