@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
 
@@ -54,7 +56,12 @@ class RedisOutageTests {
     static void startServers() {
         RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
                 "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 50000) g");
-        redis = RedisServer.start();
+        try {
+            redis = RedisServer.start("--dir", java.nio.file.Files.createTempDirectory("outage-redis").toString());
+        }
+        catch (java.io.IOException ex) {
+            throw new IllegalStateException(ex);
+        }
     }
 
     @BeforeEach
@@ -162,6 +169,40 @@ class RedisOutageTests {
                     return true;
                 }
             });
+        }
+    }
+
+    @Test
+    void loadingRedisAnswersNoCheckAndFailsNoCaller() throws Exception {
+        try (ConfigurableApplicationContext context = start();
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                StatefulRedisConnection<String, String> admin = client.connect();
+                StatefulRedisConnection<String, String> reloader = client.connect()) {
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
+            long absent = absentKeys(filter, 1).get(0);
+            RedisCommands<String, String> sync = admin.sync();
+            sync.dispatch(io.lettuce.core.protocol.CommandType.DEBUG, new io.lettuce.core.output.StatusOutput<>(
+                    io.lettuce.core.codec.StringCodec.UTF8), new io.lettuce.core.protocol.CommandArgs<>(
+                            io.lettuce.core.codec.StringCodec.UTF8).add("POPULATE").add(300_000));
+            sync.configSet("key-load-delay", "10");
+            try {
+                sync.configSet("loading-process-events-interval-bytes", "1024");
+            }
+            catch (io.lettuce.core.RedisCommandExecutionException ex) {
+                log.info("This Redis loads with its default event interval: {}", ex.getMessage());
+            }
+            CompletableFuture<String> reload = reloader.async().debugReload().toCompletableFuture();
+            await("Redis loading", Duration.ofSeconds(10), () -> sync.info("persistence").contains("loading:1"));
+            double before = bypassed(context);
+            long[] loading = timeCalls(directory, 5, absent);
+            assertThat(bypassed(context) - before).as("checks while Redis answers LOADING").isEqualTo(5);
+            assertThat(max(loading)).isLessThan(REDIS_TIMEOUT.plus(MARGIN).toNanos());
+            assertThat(directory.find(4)).isEqualTo(4);
+            reload.get(60, TimeUnit.SECONDS);
+            sync.configSet("key-load-delay", "0");
+            await("blocking again once loaded", Duration.ofSeconds(10), () -> filter.check(absent) == Membership.ABSENT);
+            assertThatThrownBy(() -> directory.find(absent)).isInstanceOf(BloomGuardRejectedException.class);
         }
     }
 
