@@ -42,7 +42,7 @@ import dev.bloomguard.core.warmup.BitmapBuilder;
  * script that first replays the adds journal. Every add, on any instance, is pushed to that
  * journal before its bits are set, so a swap never drops a key added while the load ran, or
  * since the previous swap (which also covers a transaction that commits after the warmup
- * query's snapshot). The swap empties the journal: a key that exists only through
+ * query's snapshot), up to the journal's capacity. The swap empties the journal: a key that exists only through
  * {@link #add} and not in the load's source survives the next load, not the one after.
  *
  * <p>The one thing easy to get wrong: {@link #mightContain} is {@code false} only for
@@ -61,6 +61,7 @@ public final class RedisBloomFilter {
     private final BitmapStore store;
     private final Duration checkTimeout;
     private final String instanceId;
+    private final long journalCapacity;
     private final Consumer<RedisBloomFilter> notReadyListener;
     private final AtomicBoolean loading = new AtomicBoolean();
     private volatile LoadReport lastLoad;
@@ -72,6 +73,7 @@ public final class RedisBloomFilter {
         this.store = builder.store;
         this.checkTimeout = builder.checkTimeout;
         this.instanceId = builder.instanceId;
+        this.journalCapacity = builder.journalCapacity;
         this.notReadyListener = builder.notReadyListener;
     }
 
@@ -217,7 +219,7 @@ public final class RedisBloomFilter {
             }
         }
         if (count > 0) {
-            store.journalAndSetBits(this.keys.journal(), entries, this.keys.live(), offsets, count);
+            store.journalAndSetBits(this.keys.journal(), entries, journalCapacity, this.keys.live(), offsets, count);
         }
     }
 
@@ -425,6 +427,7 @@ public final class RedisBloomFilter {
         private String keyPrefix = "bg";
         private Duration checkTimeout = Duration.ofMillis(50);
         private String instanceId = defaultInstanceId();
+        private long journalCapacity = 1_000_000;
         private Consumer<RedisBloomFilter> notReadyListener;
 
         private Builder(String name, FilterGeometry geometry, BitmapStore store) {
@@ -454,6 +457,17 @@ public final class RedisBloomFilter {
         public Builder instanceId(String instanceId) {
             checkArgument(instanceId != null && !instanceId.isBlank(), "instance id must not be blank");
             this.instanceId = instanceId;
+            return this;
+        }
+
+        /**
+         * How many adds the journal keeps for the next swap (default 1,000,000, about 40 MB in
+         * Redis for k = 7); the oldest are dropped first. Without a cap the journal of a filter
+         * that is never reloaded would grow for ever.
+         */
+        public Builder journalCapacity(long journalCapacity) {
+            checkArgument(journalCapacity >= 1, "journal capacity (%s) must be at least 1", journalCapacity);
+            this.journalCapacity = journalCapacity;
             return this;
         }
 

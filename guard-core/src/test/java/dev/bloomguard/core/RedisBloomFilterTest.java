@@ -212,6 +212,18 @@ class RedisBloomFilterTest {
     }
 
     @Test
+    void keepsTheNewestAddsUpToTheJournalCapacity() {
+        RedisBloomFilter filter = RedisBloomFilter.builder(filterName, FilterGeometry.of(1_000, 0.01), store)
+                .checkTimeout(GENEROUS_CHECK_TIMEOUT).journalCapacity(3).build();
+        filter.load(Stream.of(1L));
+        List<Object> added = absentKeys(filter, 5);
+        added.forEach(filter::add);
+        LoadReport report = filter.load(Stream.of(1L));
+        assertThat(report.replayedAdds()).isEqualTo(3);
+        assertThat(filter.checkAll(added.subList(2, 5))).containsOnly(Membership.PRESENT);
+    }
+
+    @Test
     void addsEveryNonNullKeyOfABatch() {
         RedisBloomFilter filter = filter(FilterGeometry.of(1_000, 0.01));
         filter.load(Stream.of("seed"));

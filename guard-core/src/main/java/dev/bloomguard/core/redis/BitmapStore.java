@@ -26,11 +26,13 @@ public interface BitmapStore {
 
     /**
      * Records an add for the next swap and sets its bits, in this order and one round trip:
-     * {@code RPUSH journalKey entries...}, then {@code BITFIELD bitmapKey SET ...}. The order
-     * matters: a swap that runs between the two has already replayed the entry, and the
-     * {@code BITFIELD} then lands on the new bitmap.
+     * {@code RPUSH journalKey entries...}, {@code LTRIM} to the newest {@code journalCapacity}
+     * entries, then {@code BITFIELD bitmapKey SET ...}. The order matters: a swap that runs
+     * between them has already replayed the entry, and the {@code BITFIELD} then lands on the
+     * new bitmap.
      */
-    void journalAndSetBits(String journalKey, List<byte[]> entries, String bitmapKey, long[] offsets, int count);
+    void journalAndSetBits(String journalKey, List<byte[]> entries, long journalCapacity, String bitmapKey,
+            long[] offsets, int count);
 
     /**
      * Writes {@code bitmap} as the whole value of {@code key}, expiring after {@code expiry}:

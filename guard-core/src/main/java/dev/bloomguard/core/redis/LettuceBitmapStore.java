@@ -24,6 +24,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
@@ -138,11 +139,13 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
-    public void journalAndSetBits(String journalKey, List<byte[]> entries, String bitmapKey, long[] offsets,
-            int count) {
+    public void journalAndSetBits(String journalKey, List<byte[]> entries, long journalCapacity, String bitmapKey,
+            long[] offsets, int count) {
         call("RPUSH+BITFIELD SET", operationTimeout, commands -> {
             List<RedisFuture<?>> replies = new ArrayList<>();
-            replies.add(commands.rpush(bytes(journalKey), entries.toArray(new byte[0][])));
+            byte[] journal = bytes(journalKey);
+            replies.add(commands.rpush(journal, entries.toArray(new byte[0][])));
+            replies.add(commands.ltrim(journal, -journalCapacity, -1));
             replies.addAll(bitfieldSets(commands, bytes(bitmapKey), offsets, count));
             return replies;
         });
@@ -247,7 +250,9 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     /**
      * Sends the commands {@code send} dispatches and waits for all their replies, the last
-     * reply being the result. Every failure counts against the circuit breaker.
+     * reply being the result. Timeouts and connection failures count against the circuit
+     * breaker; an error reply ({@code OOM}, {@code READONLY}, {@code LOADING}) does not, since
+     * Redis answered, and quickly.
      */
     @SuppressWarnings("unchecked")
     private <T> T call(String name, Duration timeout,
@@ -268,7 +273,12 @@ public final class LettuceBitmapStore implements BitmapStore {
             return result;
         }
         catch (BitmapStoreException ex) {
-            breaker.onFailure();
+            if (ex.getCause() instanceof RedisCommandExecutionException) {
+                breaker.onSuccess();
+            }
+            else {
+                breaker.onFailure();
+            }
             throw ex;
         }
         catch (RuntimeException ex) {

@@ -118,11 +118,13 @@ public final class FilterWarmer implements SmartLifecycle {
 
     /**
      * Called from a check that found {@code filter} missing or incomplete: schedules a re-warm
-     * unless one is running or a failed one is backing off. Returns at once.
+     * unless one is running or a failed one is backing off. Returns at once. Filters with
+     * {@code warmup.on-startup: false} are left to their owner's explicit loads.
      */
     public void onNotReady(RedisBloomFilter filter) {
         Task task = tasks.get(filter.name());
-        if (!started || task == null || task.source() == null || running.containsKey(filter.name())) {
+        if (!started || task == null || task.source() == null || !task.onStartup()
+                || running.containsKey(filter.name())) {
             return;
         }
         Long notBefore = retryNotBefore.get(filter.name());
