@@ -5,24 +5,37 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.actuate.FilterStatusCache;
+import dev.bloomguard.spring.metrics.FilterStatusGauges;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.metrics.MicrometerGuardMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 
-/** Publishes {@code bloomguard.checks} and {@code bloomguard.check.duration} to the application's MeterRegistry. */
+/**
+ * Publishes {@code bloomguard.checks} and {@code bloomguard.check.duration}, and the per-filter
+ * gauges read every {@code bloom-guard.status-refresh-interval}, to the application's MeterRegistry.
+ */
 @AutoConfiguration(after = BloomGuardAutoConfiguration.class, afterName = {
         "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
         "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
         "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration" })
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean({ MeterRegistry.class, BloomFilterRegistry.class })
+@Import(FilterStatusCacheConfiguration.class)
 public class BloomGuardMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
     public GuardMetrics bloomGuardMetrics(MeterRegistry meterRegistry, BloomFilterRegistry filters) {
         return new MicrometerGuardMetrics(meterRegistry, filters.names());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public FilterStatusGauges bloomGuardFilterStatusGauges(MeterRegistry meterRegistry, FilterStatusCache statuses) {
+        return new FilterStatusGauges(meterRegistry, statuses);
     }
 }

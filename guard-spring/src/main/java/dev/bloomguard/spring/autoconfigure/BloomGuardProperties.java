@@ -43,6 +43,13 @@ public class BloomGuardProperties {
     /** Stops checks from waiting on a Redis that keeps failing. */
     private CircuitBreaker circuitBreaker = new CircuitBreaker();
 
+    /**
+     * How often each filter's status (fill ratio, estimated fpp, approximate count) is read from
+     * Redis for the gauges, the health contributor and the actuator endpoint. Each read is a
+     * BITCOUNT over the whole bitmap, so scrapes and health checks read the last result instead.
+     */
+    private Duration statusRefreshInterval = Duration.ofSeconds(30);
+
     /** The filters, by the name used in @BloomGuard(filter = ...). */
     private Map<String, Filter> filters = new LinkedHashMap<>();
 
@@ -116,6 +123,14 @@ public class BloomGuardProperties {
 
     public void setCircuitBreaker(CircuitBreaker circuitBreaker) {
         this.circuitBreaker = circuitBreaker;
+    }
+
+    public Duration getStatusRefreshInterval() {
+        return statusRefreshInterval;
+    }
+
+    public void setStatusRefreshInterval(Duration statusRefreshInterval) {
+        this.statusRefreshInterval = statusRefreshInterval;
     }
 
     public Map<String, Filter> getFilters() {

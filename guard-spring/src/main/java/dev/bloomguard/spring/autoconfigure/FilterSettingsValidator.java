@@ -23,6 +23,7 @@ final class FilterSettingsValidator {
             throw new BloomGuardConfigurationException("bloom-guard.key-prefix must not be blank");
         }
         requirePositive("bloom-guard.lock-ttl", properties.getLockTtl());
+        requirePositive("bloom-guard.status-refresh-interval", properties.getStatusRefreshInterval());
         requirePositive("bloom-guard.circuit-breaker.open-duration", properties.getCircuitBreaker().getOpenDuration());
         if (properties.getCircuitBreaker().getFailureThreshold() < 1) {
             throw new BloomGuardConfigurationException("bloom-guard.circuit-breaker.failure-threshold ("

@@ -9,6 +9,15 @@ public final class BloomGuardMetricNames {
     /** Timer of the filter check of a guarded call (the Redis round trip), tag {@code filter}. */
     public static final String CHECK_DURATION = "bloomguard.check.duration";
 
+    /** Gauge of the share of the filter's bits that are set, tag {@code filter}; read periodically, never per scrape. */
+    public static final String FILL_RATIO = "bloomguard.filter.fill.ratio";
+
+    /** Gauge of the false-positive rate the filter has now, fill ratio ^ k, tag {@code filter}. */
+    public static final String ESTIMATED_FPP = "bloomguard.filter.estimated.fpp";
+
+    /** Gauge of the distinct keys the filter holds, estimated from its fill, tag {@code filter}. */
+    public static final String APPROXIMATE_COUNT = "bloomguard.filter.approximate.count";
+
     public static final String TAG_FILTER = "filter";
 
     public static final String TAG_OUTCOME = "outcome";

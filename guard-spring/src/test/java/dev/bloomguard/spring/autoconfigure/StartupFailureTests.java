@@ -125,6 +125,12 @@ class StartupFailureTests {
                 .run(failsWith("need the bloom-guard filters", "RedisConnectionFactory"));
     }
 
+    @Test
+    void failsOnStatusRefreshIntervalThatIsNotPositive() {
+        runner.withPropertyValues("bloom-guard.status-refresh-interval=0s")
+                .run(failsWith("bloom-guard.status-refresh-interval (PT0S) must be positive"));
+    }
+
     private static ContextConsumer<AssertableApplicationContext> failsWith(String... fragments) {
         return context -> {
             assertThat(context).hasFailed();

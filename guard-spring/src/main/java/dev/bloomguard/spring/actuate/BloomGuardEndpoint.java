@@ -1,0 +1,185 @@
+package dev.bloomguard.spring.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.FilterState;
+import dev.bloomguard.core.FilterStatus;
+import dev.bloomguard.core.LoadReport;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.redis.CircuitBreaker;
+import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.warmup.FilterWarmer;
+
+/**
+ * The {@code bloomguard} actuator endpoint: every filter's state, geometry, counts and last
+ * warmup ({@code GET /actuator/bloomguard}), one filter ({@code GET /actuator/bloomguard/{filter}})
+ * and an on-demand rebuild from the warmup SQL ({@code POST /actuator/bloomguard/{filter}}).
+ *
+ * <p>The list shows the {@link FilterStatusCache}'s last read (its {@code statusReadAt} says
+ * when), so a dashboard polling it never makes Redis count bits; asking for one filter reads it
+ * afresh. What this instance knows by itself (its last load, whether it is warming the filter,
+ * the circuit breaker) is always current.
+ *
+ * <p>The rebuild is a write operation. Nothing is reachable over HTTP until the application
+ * exposes the endpoint ({@code management.endpoints.web.exposure.include}); exposing it exposes
+ * the rebuild with the reads, unless {@code management.endpoint.bloomguard.access=read-only}.
+ */
+@Endpoint(id = "bloomguard")
+public final class BloomGuardEndpoint {
+
+    private final FilterStatusCache statuses;
+    private final BloomFilterRegistry registry;
+    private final FilterWarmer warmer;
+
+    /**
+     * @param warmer what rebuilds filters, or null when the application has none (rebuilds are
+     *     then refused)
+     */
+    public BloomGuardEndpoint(FilterStatusCache statuses, FilterWarmer warmer) {
+        this.statuses = statuses;
+        this.registry = statuses.registry();
+        this.warmer = warmer;
+    }
+
+    /** Every filter, in configuration order, from the cached statuses. */
+    @ReadOperation
+    public FiltersDescriptor filters() {
+        Map<String, FilterDescriptor> filters = new LinkedHashMap<>();
+        for (RedisBloomFilter filter : registry.asMap().values()) {
+            FilterStatusCache.Snapshot snapshot = statuses.snapshot(filter.name())
+                    .orElseGet(() -> statuses.refresh(filter.name()));
+            filters.put(filter.name(), describe(filter, snapshot));
+        }
+        return new FiltersDescriptor(filters);
+    }
+
+    /** One filter, read from Redis now; {@code null} (HTTP 404) when there is no such filter. */
+    @ReadOperation
+    public FilterDescriptor filter(@Selector String filter) {
+        if (!registry.contains(filter)) {
+            return null;
+        }
+        return describe(registry.filter(filter), statuses.refresh(filter));
+    }
+
+    /**
+     * Starts a rebuild of {@code filter} from its warmup SQL and returns at once; the load runs
+     * in the background under the cross-instance load lock, and its result shows as the filter's
+     * {@code lastLoad}. A rebuild (or warmup) already running in this instance is not started twice.
+     *
+     * @throws InvalidEndpointRequestException (HTTP 400) when there is no such filter or it has no
+     *     warmup SQL to rebuild from
+     */
+    @WriteOperation
+    public RebuildDescriptor rebuild(@Selector String filter) {
+        if (warmer == null) {
+            throw new InvalidEndpointRequestException("No FilterWarmer in this application",
+                    "This application has no FilterWarmer to rebuild filters with");
+        }
+        boolean alreadyRunning = warmer.isWarming(filter);
+        CompletableFuture<LoadReport> load;
+        try {
+            load = warmer.rebuild(filter);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+        }
+        if (load.isCompletedExceptionally()) {
+            String reason = load.handle((report, failure) -> String.valueOf(failure)).join();
+            return new RebuildDescriptor(filter, "failed", reason);
+        }
+        return new RebuildDescriptor(filter, alreadyRunning ? "already-running" : "started", null);
+    }
+
+    private FilterDescriptor describe(RedisBloomFilter filter, FilterStatusCache.Snapshot snapshot) {
+        FilterStatus status = snapshot.status();
+        boolean readable = status.bitCount() >= 0;
+        return new FilterDescriptor(filter.name(), status.state(), GeometryDescriptor.of(filter.geometry()),
+                status.key(), readable ? status.bitCount() : null, readable ? status.fillRatio() : null,
+                readable ? status.estimatedFpp() : null, readable ? status.approximateCount() : null,
+                status.liveSince().orElse(null), status.liveKeys() >= 0 ? status.liveKeys() : null,
+                status.loadedBy().orElse(null), status.lockHolder().orElse(null), snapshot.readAt(),
+                filter.instanceId(), filter.lastLoad().map(LoadDescriptor::of).orElse(null),
+                warmer != null && warmer.isWarming(filter.name()), statuses.circuitState().orElse(null));
+    }
+
+    /** Every filter by name. */
+    public record FiltersDescriptor(Map<String, FilterDescriptor> filters) implements OperationResponseBody {
+    }
+
+    /**
+     * One filter. Values Redis did not give (unreadable, never loaded) are left out.
+     *
+     * @param state READY (checks can block), WARMING or DEGRADED (checks are bypassed)
+     * @param key the Redis key of the live bitmap
+     * @param bitCount set filter bits
+     * @param fillRatio bitCount / bits
+     * @param estimatedFpp the false-positive rate the filter has now
+     * @param approximateCount distinct keys estimated from the fill
+     * @param liveSince when the live bitmap was swapped in, by any instance
+     * @param liveKeys keys read by the load that produced the live bitmap
+     * @param loadedBy the instance that produced the live bitmap
+     * @param lockHolder the instance now holding the load lock
+     * @param statusReadAt when the values above were read from Redis
+     * @param instance this instance's name in load locks and {@code loadedBy}
+     * @param lastLoad the last load this instance completed
+     * @param warming whether this instance is loading the filter now
+     * @param circuit the circuit breaker in front of Redis: CLOSED, OPEN or HALF_OPEN
+     */
+    public record FilterDescriptor(String name, FilterState state, GeometryDescriptor geometry, String key,
+            Long bitCount, Double fillRatio, Double estimatedFpp, Long approximateCount, Instant liveSince,
+            Long liveKeys, String loadedBy, String lockHolder, Instant statusReadAt, String instance,
+            LoadDescriptor lastLoad, boolean warming, CircuitBreaker.State circuit) implements OperationResponseBody {
+    }
+
+    /**
+     * The filter's shape.
+     *
+     * @param bits m, the number of filter bits
+     * @param hashes k, the number of hash functions
+     */
+    public record GeometryDescriptor(long expectedInsertions, double fpp, long bits, int hashes) {
+
+        static GeometryDescriptor of(FilterGeometry geometry) {
+            return new GeometryDescriptor(geometry.expectedInsertions(), geometry.fpp(), geometry.bits(),
+                    geometry.hashes());
+        }
+    }
+
+    /**
+     * A load this instance completed.
+     *
+     * @param keys keys (rows) read from the source
+     * @param replayedAdds adds made while the load ran, replayed onto the new bitmap
+     * @param duration from the first key read to the swap
+     * @param finishedAt when the new bitmap went live
+     */
+    public record LoadDescriptor(long keys, long replayedAdds, Duration duration, Instant finishedAt) {
+
+        static LoadDescriptor of(LoadReport report) {
+            return new LoadDescriptor(report.keys(), report.replayedAdds(), report.duration(), report.finishedAt());
+        }
+    }
+
+    /**
+     * What a rebuild request did.
+     *
+     * @param rebuild {@code started}, {@code already-running} (a load of this filter was running
+     *     here; it is not started twice) or {@code failed}
+     * @param reason why it failed
+     */
+    public record RebuildDescriptor(String filter, String rebuild, String reason) implements OperationResponseBody {
+    }
+}

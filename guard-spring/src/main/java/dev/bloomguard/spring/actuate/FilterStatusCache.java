@@ -1,0 +1,189 @@
+package dev.bloomguard.spring.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+import dev.bloomguard.core.FilterStatus;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.core.redis.CircuitBreaker;
+import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.warmup.FilterWarmer;
+
+/**
+ * The last {@link FilterStatus} of every filter, read from Redis in the background: what the
+ * gauges, the health contributor and the {@code bloomguard} endpoint show.
+ *
+ * <p>The thing not to get wrong: {@link RedisBloomFilter#status()} is a {@code BITCOUNT} over
+ * the whole bitmap, which blocks Redis for as long as it takes on a large filter. So it is read
+ * once when the context starts, then every {@code refreshInterval} on one daemon thread, and a
+ * scrape or health check only reads the cache. A filter whose load this instance just finished
+ * is read again within a second (the check is local and costs no Redis call), so its gauges and
+ * health do not lag a whole interval behind a warmup or rebuild. Loads by other instances show
+ * at the next interval.
+ *
+ * <p>Starts after the {@link FilterWarmer} (so the first read sees blocking warmups done) and
+ * before the web server takes traffic.
+ */
+public final class FilterStatusCache implements SmartLifecycle {
+
+    /** Just after the warmer's phase: its blocking warmups are done when the first read runs. */
+    public static final int PHASE = FilterWarmer.PHASE + 1;
+
+    /** How often a filter's local last load is compared with the cached one. */
+    private static final Duration WATCH_PERIOD = Duration.ofSeconds(1);
+
+    private static final Logger log = LoggerFactory.getLogger(FilterStatusCache.class);
+
+    /**
+     * One read of a filter's status.
+     *
+     * @param readAt when the read started
+     */
+    public record Snapshot(FilterStatus status, Instant readAt) {
+    }
+
+    private final BloomFilterRegistry registry;
+    private final BitmapStore store;
+    private final Duration refreshInterval;
+    private final Map<String, Snapshot> snapshots = new ConcurrentHashMap<>();
+    private volatile ScheduledExecutorService scheduler;
+    private volatile long lastFullRefresh;
+
+    /**
+     * @param store whose circuit breaker to report, or null when there is no single store
+     * @param refreshInterval how often every filter is read from Redis
+     */
+    public FilterStatusCache(BloomFilterRegistry registry, BitmapStore store, Duration refreshInterval) {
+        if (refreshInterval == null || refreshInterval.isNegative() || refreshInterval.isZero()) {
+            throw new IllegalArgumentException("refresh interval (" + refreshInterval + ") must be positive");
+        }
+        this.registry = registry;
+        this.store = store;
+        this.refreshInterval = refreshInterval;
+    }
+
+    public BloomFilterRegistry registry() {
+        return registry;
+    }
+
+    /** The last read of {@code filter}; empty before the first read or for an unknown filter. */
+    public Optional<Snapshot> snapshot(String filter) {
+        return Optional.ofNullable(snapshots.get(filter));
+    }
+
+    /** The last read of every filter that has been read, in configuration order. */
+    public Map<String, Snapshot> snapshots() {
+        Map<String, Snapshot> result = new LinkedHashMap<>();
+        for (String name : registry.names()) {
+            Snapshot snapshot = snapshots.get(name);
+            if (snapshot != null) {
+                result.put(name, snapshot);
+            }
+        }
+        return Collections.unmodifiableMap(result);
+    }
+
+    /**
+     * Reads {@code filter}'s status from Redis now (a {@code BITCOUNT}) and caches it: for an
+     * operator's request, never for a scrape.
+     *
+     * @throws IllegalArgumentException when there is no such filter
+     */
+    public Snapshot refresh(String filter) {
+        RedisBloomFilter bloomFilter = registry.filter(filter);
+        Instant readAt = Instant.now();
+        Snapshot fresh = new Snapshot(bloomFilter.status(), readAt);
+        // Of two reads racing each other, the one that started later wins.
+        return snapshots.merge(filter, fresh,
+                (cached, candidate) -> candidate.readAt().isBefore(cached.readAt()) ? cached : candidate);
+    }
+
+    /** Reads every filter now; a filter that cannot be read keeps its previous snapshot. */
+    public void refreshAll() {
+        for (RedisBloomFilter filter : registry.asMap().values()) {
+            refreshQuietly(filter);
+        }
+    }
+
+    /** The state of the circuit breaker in front of Redis, when there is a single store to ask. */
+    public Optional<CircuitBreaker.State> circuitState() {
+        return store == null ? Optional.empty() : Optional.of(store.circuitState());
+    }
+
+    private void refreshQuietly(RedisBloomFilter filter) {
+        try {
+            refresh(filter.name());
+        }
+        catch (RuntimeException ex) {
+            log.warn("Filter '{}': could not read its status: {}", filter.name(), ex.toString());
+        }
+    }
+
+    /** Every interval reads all filters; in between, only those whose local last load changed. */
+    private void tick() {
+        long now = System.nanoTime();
+        boolean due = now - lastFullRefresh >= refreshInterval.toNanos();
+        if (due) {
+            lastFullRefresh = now;
+        }
+        for (RedisBloomFilter filter : registry.asMap().values()) {
+            Snapshot cached = snapshots.get(filter.name());
+            if (due || cached == null || !cached.status().lastLoad().equals(filter.lastLoad())) {
+                refreshQuietly(filter);
+            }
+        }
+    }
+
+    @Override
+    public void start() {
+        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "bloomguard-status");
+            thread.setDaemon(true);
+            return thread;
+        });
+        lastFullRefresh = System.nanoTime();
+        refreshAll();
+        long period = Math.min(WATCH_PERIOD.toNanos(), refreshInterval.toNanos());
+        executor.scheduleWithFixedDelay(() -> {
+            try {
+                tick();
+            }
+            catch (RuntimeException ex) {
+                log.warn("Could not refresh filter statuses: {}", ex.toString());
+            }
+        }, period, period, TimeUnit.NANOSECONDS);
+        scheduler = executor;
+    }
+
+    @Override
+    public void stop() {
+        ScheduledExecutorService executor = scheduler;
+        scheduler = null;
+        if (executor != null) {
+            executor.shutdownNow();
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return scheduler != null;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+}

@@ -1,0 +1,49 @@
+package dev.bloomguard.spring.metrics;
+
+import java.util.function.ToDoubleFunction;
+
+import dev.bloomguard.core.FilterStatus;
+import dev.bloomguard.spring.actuate.FilterStatusCache;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * The per-filter gauges {@code bloomguard.filter.fill.ratio}, {@code bloomguard.filter.estimated.fpp}
+ * and {@code bloomguard.filter.approximate.count}, registered once per filter.
+ *
+ * <p>They read the {@link FilterStatusCache}, never Redis: a scrape costs nothing however large
+ * the filter, and the values are as old as the last refresh. A filter not read yet, or whose
+ * bitmap Redis could not count, reads as {@code NaN}, Micrometer's "no value".
+ */
+public final class FilterStatusGauges {
+
+    public FilterStatusGauges(MeterRegistry registry, FilterStatusCache statuses) {
+        for (String filter : statuses.registry().names()) {
+            register(registry, statuses, filter, BloomGuardMetricNames.FILL_RATIO,
+                    "Share of the filter's bits that are set", FilterStatus::fillRatio);
+            register(registry, statuses, filter, BloomGuardMetricNames.ESTIMATED_FPP,
+                    "False-positive rate the filter has now: fill ratio to the power of its hash count",
+                    FilterStatus::estimatedFpp);
+            register(registry, statuses, filter, BloomGuardMetricNames.APPROXIMATE_COUNT,
+                    "Distinct keys in the filter, estimated from its fill", FilterStatusGauges::approximateCount);
+        }
+    }
+
+    private static void register(MeterRegistry registry, FilterStatusCache statuses, String filter, String name,
+            String description, ToDoubleFunction<FilterStatus> value) {
+        Gauge.builder(name, statuses, cache -> cache.snapshot(filter)
+                .map(FilterStatusCache.Snapshot::status)
+                .filter(status -> status.bitCount() >= 0)
+                .map(value::applyAsDouble)
+                .orElse(Double.NaN))
+                .description(description)
+                .tag(BloomGuardMetricNames.TAG_FILTER, filter)
+                .strongReference(true)
+                .register(registry);
+    }
+
+    /** A saturated filter (every bit set) could hold any number of keys. */
+    private static double approximateCount(FilterStatus status) {
+        return status.approximateCount() == Long.MAX_VALUE ? Double.POSITIVE_INFINITY : status.approximateCount();
+    }
+}

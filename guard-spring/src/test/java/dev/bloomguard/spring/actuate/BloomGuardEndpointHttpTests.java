@@ -1,0 +1,245 @@
+package dev.bloomguard.spring.actuate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.stream.LongStream;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.client.TestRestTemplate;
+import org.springframework.http.ResponseEntity;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.LoadReport;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.spring.metrics.BloomGuardMetricNames;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * The operators' view over a real server and socket: the {@code bloomguard} endpoint, the
+ * {@code bloomGuard} health contributor and the gauges, for filters in real Redis, one of them
+ * warmed and rebuilt from real PostgreSQL.
+ */
+@SpringBootTest(classes = BloomGuardEndpointHttpTests.App.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+                "bloom-guard.key-prefix=actuate-http",
+                "bloom-guard.redis-timeout=5s",
+                "bloom-guard.status-refresh-interval=300ms",
+                "management.endpoints.web.exposure.include=bloomguard,health",
+                "management.endpoint.health.show-details=always",
+                "bloom-guard.filters.loaded.expected-insertions=100000",
+                "bloom-guard.filters.rebuilt.expected-insertions=10000",
+                "bloom-guard.filters.rebuilt.warmup.sql=SELECT id FROM actuate_items",
+                "bloom-guard.filters.rebuilt.warmup.blocking=true",
+                "bloom-guard.filters.idle.expected-insertions=1000",
+                "bloom-guard.filters.grown.expected-insertions=100000" })
+@DirtiesContext
+class BloomGuardEndpointHttpTests {
+
+    private static final int LOADED_KEYS = 20_000;
+    private static final int ITEMS = 5_000;
+    private static final Duration DEADLINE = Duration.ofSeconds(20);
+
+    @DynamicPropertySource
+    static void servers(DynamicPropertyRegistry registry) {
+        RealServers.execute("DROP TABLE IF EXISTS actuate_items", "CREATE TABLE actuate_items (id BIGINT PRIMARY KEY)",
+                "INSERT INTO actuate_items SELECT g FROM generate_series(1, " + ITEMS + ") g");
+        RealServers.registerRedis(registry);
+        RealServers.registerPostgres(registry);
+    }
+
+    @Autowired
+    TestRestTemplate http;
+
+    @Autowired
+    BloomFilterRegistry registry;
+
+    @Autowired
+    FilterStatusCache statuses;
+
+    @Autowired
+    MeterRegistry meters;
+
+    @Test
+    void listsAProgrammaticallyLoadedFilterAsReadyWithItsGeometryCountsAndLastLoad() {
+        RedisBloomFilter filter = registry.filter("loaded");
+        LoadReport report = filter.load(LongStream.rangeClosed(1, LOADED_KEYS).boxed());
+
+        JsonNode loaded = poll(() -> get("/actuator/bloomguard").path("filters").path("loaded"),
+                node -> !readAt(node).isBefore(report.finishedAt()));
+
+        FilterGeometry geometry = filter.geometry();
+        assertThat(loaded.path("name").asText()).isEqualTo("loaded");
+        assertThat(loaded.path("state").asText()).isEqualTo("READY");
+        assertThat(loaded.path("geometry").path("expectedInsertions").asLong()).isEqualTo(100_000);
+        assertThat(loaded.path("geometry").path("fpp").asDouble()).isEqualTo(0.01);
+        assertThat(loaded.path("geometry").path("bits").asLong()).isEqualTo(geometry.bits());
+        assertThat(loaded.path("geometry").path("hashes").asInt()).isEqualTo(geometry.hashes());
+        assertThat(loaded.path("key").asText()).isEqualTo(filter.keys().live());
+        assertThat(loaded.path("bitCount").asLong()).isPositive();
+        assertThat(loaded.path("fillRatio").asDouble())
+                .isCloseTo((double) loaded.path("bitCount").asLong() / geometry.bits(), within(1e-12));
+        assertThat(loaded.path("estimatedFpp").asDouble())
+                .isCloseTo(Math.pow(loaded.path("fillRatio").asDouble(), geometry.hashes()), within(1e-12));
+        assertThat(loaded.path("approximateCount").asLong()).isCloseTo(LOADED_KEYS, within((long) (LOADED_KEYS * 0.03)));
+        assertThat(Instant.parse(loaded.path("liveSince").asText())).isEqualTo(report.finishedAt().truncatedTo(ChronoUnit.MILLIS));
+        assertThat(loaded.path("liveKeys").asLong()).isEqualTo(LOADED_KEYS);
+        assertThat(loaded.path("loadedBy").asText()).isEqualTo(filter.instanceId());
+        assertThat(loaded.path("instance").asText()).isEqualTo(filter.instanceId());
+        assertThat(loaded.has("lockHolder")).isFalse();
+        assertThat(loaded.path("lastLoad").path("keys").asLong()).isEqualTo(LOADED_KEYS);
+        assertThat(Duration.parse(loaded.path("lastLoad").path("duration").asText())).isEqualTo(report.duration());
+        assertThat(Instant.parse(loaded.path("lastLoad").path("finishedAt").asText())).isEqualTo(report.finishedAt());
+        assertThat(loaded.path("warming").asBoolean()).isFalse();
+        assertThat(loaded.path("circuit").asText()).isEqualTo("CLOSED");
+
+        JsonNode filters = get("/actuator/bloomguard").path("filters");
+        assertThat(filters.fieldNames()).toIterable().containsExactly("loaded", "rebuilt", "idle", "grown");
+        assertThat(filters.path("rebuilt").path("state").asText()).isEqualTo("READY");
+        assertThat(filters.path("idle").path("state").asText()).isEqualTo("DEGRADED");
+        assertThat(filters.path("idle").has("lastLoad")).isFalse();
+    }
+
+    @Test
+    void showsOneFilterReadFromRedisOnRequest() {
+        RedisBloomFilter filter = registry.filter("grown");
+        filter.load(LongStream.rangeClosed(1, LOADED_KEYS).boxed());
+        // Adds change the bits but not the last load: only a fresh read can see them at once.
+        filter.addAll(LongStream.rangeClosed(LOADED_KEYS + 1, LOADED_KEYS + 10_000).boxed().toList());
+
+        JsonNode one = get("/actuator/bloomguard/grown");
+
+        assertThat(one.path("name").asText()).isEqualTo("grown");
+        assertThat(one.path("state").asText()).isEqualTo("READY");
+        assertThat(one.path("approximateCount").asLong())
+                .isCloseTo(LOADED_KEYS + 10_000, within((long) ((LOADED_KEYS + 10_000) * 0.03)));
+        assertThat(one.path("geometry").path("bits").asLong()).isEqualTo(filter.geometry().bits());
+    }
+
+    @Test
+    void unknownFilterIsNotFound() {
+        assertThat(http.getForEntity("/actuator/bloomguard/nope", String.class).getStatusCode().value()).isEqualTo(404);
+    }
+
+    @Test
+    void postRebuildsTheFilterFromItsWarmupSqlInTheBackground() {
+        JsonNode before = get("/actuator/bloomguard/rebuilt");
+        assertThat(before.path("state").asText()).isEqualTo("READY");
+        assertThat(before.path("liveKeys").asLong()).isEqualTo(ITEMS);
+        Instant liveSinceBefore = Instant.parse(before.path("liveSince").asText());
+        RealServers.execute("INSERT INTO actuate_items SELECT g FROM generate_series(" + (ITEMS + 1) + ", "
+                + (ITEMS + 1_000) + ") g");
+
+        ResponseEntity<JsonNode> response = http.postForEntity("/actuator/bloomguard/rebuilt", null, JsonNode.class);
+
+        assertThat(response.getStatusCode().value()).isEqualTo(200);
+        assertThat(response.getBody().path("filter").asText()).isEqualTo("rebuilt");
+        assertThat(response.getBody().path("rebuild").asText()).isEqualTo("started");
+        JsonNode after = poll(() -> get("/actuator/bloomguard/rebuilt"),
+                node -> Instant.parse(node.path("liveSince").asText()).isAfter(liveSinceBefore));
+        assertThat(Instant.parse(after.path("lastLoad").path("finishedAt").asText())).isAfter(liveSinceBefore);
+        assertThat(after.path("liveKeys").asLong()).isEqualTo(ITEMS + 1_000);
+        assertThat(after.path("lastLoad").path("keys").asLong()).isEqualTo(ITEMS + 1_000);
+        assertThat(after.path("state").asText()).isEqualTo("READY");
+        assertThat(registry.filter("rebuilt").mightContain(ITEMS + 1_000L)).isTrue();
+    }
+
+    @Test
+    void postForAFilterWithoutWarmupSqlOrAnUnknownFilterIsABadRequest() {
+        assertThat(http.postForEntity("/actuator/bloomguard/idle", null, String.class).getStatusCode().value())
+                .isEqualTo(400);
+        assertThat(http.postForEntity("/actuator/bloomguard/nope", null, String.class).getStatusCode().value())
+                .isEqualTo(400);
+    }
+
+    @Test
+    void healthShowsBloomGuardWithPerFilterDetailsWithoutTakingTheApplicationDown() {
+        registry.filter("loaded").load(LongStream.rangeClosed(1, LOADED_KEYS).boxed());
+        poll(() -> get("/actuator/bloomguard").path("filters").path("loaded"),
+                node -> "READY".equals(node.path("state").asText()));
+
+        ResponseEntity<JsonNode> response = http.getForEntity("/actuator/health", JsonNode.class);
+
+        assertThat(response.getStatusCode().value()).isEqualTo(200);
+        assertThat(response.getBody().path("status").asText()).isEqualTo("UP");
+        JsonNode bloomGuard = response.getBody().path("components").path("bloomGuard");
+        assertThat(bloomGuard.path("status").asText()).as("a never-loaded filter is bypassed, not down")
+                .isEqualTo("UNKNOWN");
+        JsonNode loaded = bloomGuard.path("details").path("loaded");
+        assertThat(loaded.path("state").asText()).isEqualTo("READY");
+        assertThat(loaded.path("fillRatio").asDouble()).isBetween(0.0, 1.0).isPositive();
+        assertThat(loaded.path("estimatedFpp").asDouble()).isBetween(0.0, 0.01).isPositive();
+        assertThat(loaded.path("circuit").asText()).isEqualTo("CLOSED");
+        assertThat(bloomGuard.path("details").path("rebuilt").path("state").asText()).isEqualTo("READY");
+        assertThat(bloomGuard.path("details").path("idle").path("state").asText()).isEqualTo("DEGRADED");
+    }
+
+    @Test
+    void gaugesShowTheRefreshedStatusOfEveryFilter() {
+        RedisBloomFilter filter = registry.filter("loaded");
+        LoadReport report = filter.load(LongStream.rangeClosed(1, LOADED_KEYS).boxed());
+        FilterStatusCache.Snapshot snapshot = poll(() -> statuses.snapshot("loaded").orElseThrow(),
+                cached -> !cached.readAt().isBefore(report.finishedAt()));
+
+        assertThat(gauge(BloomGuardMetricNames.FILL_RATIO, "loaded")).isEqualTo(snapshot.status().fillRatio());
+        assertThat(gauge(BloomGuardMetricNames.ESTIMATED_FPP, "loaded")).isEqualTo(snapshot.status().estimatedFpp());
+        assertThat(gauge(BloomGuardMetricNames.APPROXIMATE_COUNT, "loaded"))
+                .isCloseTo(LOADED_KEYS, within(LOADED_KEYS * 0.03));
+        assertThat(gauge(BloomGuardMetricNames.APPROXIMATE_COUNT, "rebuilt")).isPositive();
+        assertThat(gauge(BloomGuardMetricNames.FILL_RATIO, "idle")).isZero();
+    }
+
+    private double gauge(String name, String filter) {
+        return meters.get(name).tag(BloomGuardMetricNames.TAG_FILTER, filter).gauge().value();
+    }
+
+    private JsonNode get(String path) {
+        ResponseEntity<JsonNode> response = http.getForEntity(path, JsonNode.class);
+        assertThat(response.getStatusCode().value()).as("GET %s", path).isEqualTo(200);
+        return response.getBody();
+    }
+
+    private static Instant readAt(JsonNode filter) {
+        return Instant.parse(filter.path("statusReadAt").asText());
+    }
+
+    /** Asks until the answer satisfies {@code until}, for at most {@link #DEADLINE}. */
+    private static <T> T poll(Supplier<T> ask, Predicate<T> until) {
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        T answer = ask.get();
+        while (!until.test(answer)) {
+            assertThat(System.nanoTime() - deadline).as("still waiting after %s; last answer: %s", DEADLINE, answer)
+                    .isNegative();
+            try {
+                Thread.sleep(50);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(ex);
+            }
+            answer = ask.get();
+        }
+        return answer;
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class App {
+    }
+}

@@ -1,0 +1,114 @@
+package dev.bloomguard.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.time.Duration;
+import java.util.stream.LongStream;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import dev.bloomguard.core.FilterStatus;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.spring.actuate.FilterStatusCache;
+import dev.bloomguard.spring.metrics.BloomGuardMetricNames;
+import dev.bloomguard.spring.metrics.FilterStatusGauges;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+/** The per-filter gauges: registered with a MeterRegistry, read from the status cache, never from Redis per scrape. */
+class BloomGuardMetricsAutoConfigurationTests {
+
+    private static final int KEYS = 3_000;
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, BloomGuardAutoConfiguration.class,
+                    BloomGuardMetricsAutoConfiguration.class))
+            .withPropertyValues(RealServers.redisProperties())
+            .withPropertyValues("bloom-guard.key-prefix=gauges-autoconfig", "bloom-guard.redis-timeout=5s",
+                    "bloom-guard.filters.user.expected-insertions=10000");
+
+    @Test
+    void registersTheGaugesOfEveryFilterWhenThereIsAMeterRegistry() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+            assertThat(context).hasSingleBean(FilterStatusGauges.class);
+            assertThat(context).hasSingleBean(FilterStatusCache.class);
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            for (String name : new String[] { BloomGuardMetricNames.FILL_RATIO, BloomGuardMetricNames.ESTIMATED_FPP,
+                    BloomGuardMetricNames.APPROXIMATE_COUNT }) {
+                assertThat(meters.find(name).tag("filter", "user").gauge()).as(name).isNotNull();
+            }
+        });
+    }
+
+    @Test
+    void registersNoGaugesWithoutAMeterRegistry() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).doesNotHaveBean(FilterStatusGauges.class);
+            assertThat(context).doesNotHaveBean(FilterStatusCache.class);
+        });
+    }
+
+    @Test
+    void gaugesShowTheLastRefreshNotTheLiveBitmap() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withPropertyValues("bloom-guard.status-refresh-interval=1h", "bloom-guard.filters.cached.expected-insertions=10000")
+                .run(context -> {
+                    RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("cached");
+                    FilterStatusCache statuses = context.getBean(FilterStatusCache.class);
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    filter.load(LongStream.rangeClosed(1, KEYS).boxed());
+                    // A load by this instance is noticed within a second, without waiting for the interval.
+                    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                    while (!statuses.snapshot("cached").orElseThrow().status().lastLoad().equals(filter.lastLoad())) {
+                        assertThat(System.nanoTime()).as("load noticed in time").isLessThan(deadline);
+                        Thread.sleep(20);
+                    }
+                    FilterStatus loaded = statuses.snapshot("cached").orElseThrow().status();
+
+                    assertThat(gauge(meters, BloomGuardMetricNames.FILL_RATIO)).isEqualTo(loaded.fillRatio()).isPositive();
+                    assertThat(gauge(meters, BloomGuardMetricNames.ESTIMATED_FPP)).isEqualTo(loaded.estimatedFpp());
+                    assertThat(gauge(meters, BloomGuardMetricNames.APPROXIMATE_COUNT)).isCloseTo(KEYS, within(KEYS * 0.03));
+
+                    // Adds set bits in Redis; a scrape does not see them until the next refresh.
+                    filter.addAll(LongStream.rangeClosed(KEYS + 1, 2 * KEYS).boxed().toList());
+                    for (int scrape = 0; scrape < 10; scrape++) {
+                        assertThat(gauge(meters, BloomGuardMetricNames.APPROXIMATE_COUNT))
+                                .isEqualTo((double) loaded.approximateCount());
+                    }
+                    statuses.refresh("cached");
+                    assertThat(gauge(meters, BloomGuardMetricNames.APPROXIMATE_COUNT))
+                            .isCloseTo(2 * KEYS, within(2 * KEYS * 0.03));
+                });
+    }
+
+    @Test
+    void gaugesFollowTheBitmapEveryRefreshInterval() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withPropertyValues("bloom-guard.status-refresh-interval=200ms", "bloom-guard.filters.polled.expected-insertions=10000")
+                .run(context -> {
+                    RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("polled");
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    filter.load(LongStream.rangeClosed(1, KEYS).boxed());
+                    filter.addAll(LongStream.rangeClosed(KEYS + 1, 2 * KEYS).boxed().toList());
+
+                    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                    double count = meters.get(BloomGuardMetricNames.APPROXIMATE_COUNT).tag("filter", "polled").gauge().value();
+                    while (Math.abs(count - 2 * KEYS) > 2 * KEYS * 0.03 && System.nanoTime() < deadline) {
+                        Thread.sleep(20);
+                        count = meters.get(BloomGuardMetricNames.APPROXIMATE_COUNT).tag("filter", "polled").gauge().value();
+                    }
+                    assertThat(count).isCloseTo(2 * KEYS, within(2 * KEYS * 0.03));
+                });
+    }
+
+    private static double gauge(MeterRegistry meters, String name) {
+        return meters.get(name).tag("filter", "cached").gauge().value();
+    }
+}
