@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The binary is the one on {@code PATH} when there is one, else the Redis 6.2 binary
  * shipped inside {@code com.github.codemonstur:embedded-redis}. Nothing is persisted: a
- * restarted server comes back empty, exactly like a production Redis without persistence.
+ * restarted server comes back empty, exactly like a production Redis without persistence, and
+ * any RDB file Redis writes anyway (replication, {@code DEBUG RELOAD}) goes to a temporary directory.
  * If no binary can be started this fails loudly; it never pretends a server is there.
  */
 public final class RedisServer implements AutoCloseable {
@@ -41,6 +42,7 @@ public final class RedisServer implements AutoCloseable {
     private final int port;
     private final List<String> extraArguments;
     private final Path logFile;
+    private final Path dataDirectory;
     private volatile Process process;
 
     private RedisServer(Path binary, int port, List<String> extraArguments) throws IOException {
@@ -48,6 +50,7 @@ public final class RedisServer implements AutoCloseable {
         this.port = port;
         this.extraArguments = List.copyOf(extraArguments);
         this.logFile = Files.createTempFile("bloomguard-redis-" + port + "-", ".log");
+        this.dataDirectory = Files.createTempDirectory("bloomguard-redis-" + port + "-");
     }
 
     /** Starts a server on a free loopback port. */
@@ -118,7 +121,7 @@ public final class RedisServer implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(binary.toString());
         command.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--protected-mode", "no"));
+                "--save", "", "--appendonly", "no", "--protected-mode", "no", "--dir", dataDirectory.toString()));
         command.addAll(extraArguments);
         Process started = new ProcessBuilder(command)
                 .redirectErrorStream(true)

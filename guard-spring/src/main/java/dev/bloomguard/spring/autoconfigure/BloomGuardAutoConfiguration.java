@@ -1,10 +1,12 @@
 package dev.bloomguard.spring.autoconfigure;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 
 import javax.sql.DataSource;
 
@@ -82,11 +84,14 @@ public class BloomGuardAutoConfiguration {
             ObjectProvider<FilterWarmer> warmer) {
         FilterSettingsValidator.validate(properties);
         Map<String, RedisBloomFilter> filters = new LinkedHashMap<>();
+        String instanceId = ManagementFactory.getRuntimeMXBean().getName() + ":"
+                + UUID.randomUUID().toString().substring(0, 8);
         properties.getFilters().forEach((name, settings) -> {
             FilterGeometry geometry = FilterSettingsValidator.geometry(properties, name, settings);
             filters.put(name, RedisBloomFilter.builder(name, geometry, store)
                     .keyPrefix(properties.getKeyPrefix())
                     .checkTimeout(properties.getRedisTimeout())
+                    .instanceId(instanceId)
                     .onNotReady(filter -> warmer.ifAvailable(available -> available.onNotReady(filter)))
                     .build());
         });

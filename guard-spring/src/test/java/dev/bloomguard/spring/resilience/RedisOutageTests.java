@@ -56,12 +56,7 @@ class RedisOutageTests {
     static void startServers() {
         RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
                 "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 50000) g");
-        try {
-            redis = RedisServer.start("--dir", java.nio.file.Files.createTempDirectory("outage-redis").toString());
-        }
-        catch (java.io.IOException ex) {
-            throw new IllegalStateException(ex);
-        }
+        redis = RedisServer.start();
     }
 
     @BeforeEach
