@@ -300,16 +300,23 @@ public final class RedisBloomFilter {
             return Optional.empty();
         }
         long period = Math.max(1, ttl.toMillis() / 3);
-        ScheduledFuture<?> renewal = renewals.scheduleAtFixedRate(() -> {
-            try {
-                if (!store.expireIfEquals(keys.lock(), instanceId, ttl)) {
-                    log.warn("Filter '{}': lost the load lock while loading", name);
+        ScheduledFuture<?> renewal;
+        try {
+            renewal = renewals.scheduleAtFixedRate(() -> {
+                try {
+                    if (!store.expireIfEquals(keys.lock(), instanceId, ttl)) {
+                        log.warn("Filter '{}': lost the load lock while loading", name);
+                    }
                 }
-            }
-            catch (RuntimeException ex) {
-                log.warn("Filter '{}': could not renew the load lock: {}", name, ex.getMessage());
-            }
-        }, period, period, TimeUnit.MILLISECONDS);
+                catch (RuntimeException ex) {
+                    log.warn("Filter '{}': could not renew the load lock: {}", name, ex.getMessage());
+                }
+            }, period, period, TimeUnit.MILLISECONDS);
+        }
+        catch (RuntimeException ex) {
+            store.deleteIfEquals(keys.lock(), instanceId);
+            throw ex;
+        }
         return Optional.of(new LoadLease(renewal, ttl));
     }
 

@@ -118,6 +118,35 @@ class RedisOutageTests {
     }
 
     @Test
+    void onRedisFailureBlockRejectsCallsWhileRedisIsDownAndCountsThemBypassed() throws Exception {
+        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), "outage" + (++testNumber), TABLE,
+                WARMUP_SQL, "bloom-guard.on-redis-failure=block")) {
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            GuardedApp.Users users = context.getBean(GuardedApp.Users.class);
+            assertThat(directory.find(2)).isEqualTo(2);
+            redis.stop();
+            double before = bypassed(context);
+            long calls = users.calls();
+            for (int i = 0; i < 10; i++) {
+                long started = System.nanoTime();
+                assertThatThrownBy(() -> directory.find(2)).as("fail closed").isInstanceOf(BloomGuardRejectedException.class);
+                assertThat(System.nanoTime() - started).isLessThan(REDIS_TIMEOUT.plus(MARGIN).toNanos());
+            }
+            assertThat(bypassed(context) - before).isEqualTo(10);
+            assertThat(users.calls()).as("no rejected call reached the repository").isEqualTo(calls);
+            redis.restart();
+            await("guarding again after the restart", Duration.ofSeconds(30), () -> {
+                try {
+                    return directory.find(2) == 2;
+                }
+                catch (BloomGuardRejectedException ex) {
+                    return false;
+                }
+            });
+        }
+    }
+
+    @Test
     void flushAllUnderTrafficBlocksNoPresentKeyAndBlockingResumesAfterReWarm() throws Exception {
         try (ConfigurableApplicationContext context = start();
                 RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());

@@ -1,0 +1,106 @@
+package dev.bloomguard.spring.resilience;
+
+import static dev.bloomguard.spring.resilience.RedisOutageTests.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.stream.LongStream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.RealServers;
+
+/** {@code rebuild.interval}: stale filters are rebuilt from the SQL, by one instance, and drop deleted keys. */
+class RebuildTests {
+
+    private static final String TABLE = "rebuilt_users";
+    private static final String CALLS = "rebuilt_warmup_calls";
+    private static final String WARMUP_SQL = "SELECT id FROM counted_rebuilt_users()";
+
+    private static RedisServer redis;
+    private static int testNumber;
+
+    @BeforeAll
+    static void startServers() {
+        RealServers.execute("DROP SEQUENCE IF EXISTS " + CALLS, "CREATE SEQUENCE " + CALLS,
+                "CREATE TABLE IF NOT EXISTS " + TABLE + " (id BIGINT PRIMARY KEY)",
+                "CREATE OR REPLACE FUNCTION counted_rebuilt_users() RETURNS TABLE (id BIGINT) AS $$ "
+                        + "BEGIN PERFORM nextval('" + CALLS + "'); RETURN QUERY SELECT u.id FROM " + TABLE + " u; END "
+                        + "$$ LANGUAGE plpgsql VOLATILE");
+        redis = RedisServer.start();
+    }
+
+    @BeforeEach
+    void seedUsers() {
+        RealServers.execute("DELETE FROM " + TABLE,
+                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 20000) g");
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        redis.close();
+    }
+
+    @Test
+    void rebuildsWhenTheLiveFilterIsOlderThanTheIntervalAndDropsDeletedKeys() throws Exception {
+        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), prefix(), TABLE, WARMUP_SQL,
+                "bloom-guard.filters.user.rebuild.interval=2s")) {
+            RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
+            Instant firstLoad = filter.liveSince().orElseThrow();
+            List<Long> deleted = LongStream.rangeClosed(1, 500).map(i -> 2 * i).boxed().toList();
+            assertThat(filter.checkAll(deleted)).containsOnly(Membership.PRESENT);
+            new JdbcTemplate(RealServers.postgres().dataSource()).update("DELETE FROM " + TABLE + " WHERE id <= 1000");
+
+            await("a periodic rebuild", Duration.ofSeconds(20),
+                    () -> filter.liveSince().filter(since -> since.isAfter(firstLoad)).isPresent());
+
+            long stillPassing = filter.checkAll(deleted).stream().filter(answer -> answer == Membership.PRESENT).count();
+            assertThat(stillPassing).as("deleted keys still passing (false positives only)").isLessThan(25);
+            List<Long> kept = LongStream.rangeClosed(501, 20_000).map(i -> 2 * i).boxed().toList();
+            for (int from = 0; from < kept.size(); from += 1000) {
+                assertThat(filter.checkAll(kept.subList(from, Math.min(kept.size(), from + 1000))))
+                        .containsOnly(Membership.PRESENT);
+            }
+        }
+    }
+
+    @Test
+    void aRestartedInstanceRewarmsOnlyAStaleFilter() throws Exception {
+        String prefix = prefix();
+        long before = warmupCalls();
+        try (ConfigurableApplicationContext first = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL,
+                "bloom-guard.filters.user.rebuild.interval=1h")) {
+            assertThat(warmupCalls() - before).isEqualTo(1);
+        }
+        try (ConfigurableApplicationContext fresh = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL,
+                "bloom-guard.filters.user.rebuild.interval=1h")) {
+            assertThat(warmupCalls() - before).as("younger than the interval: not warmed again").isEqualTo(1);
+        }
+        Thread.sleep(1_100);
+        try (ConfigurableApplicationContext stale = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL,
+                "bloom-guard.filters.user.rebuild.interval=1s")) {
+            assertThat(warmupCalls() - before).as("older than the interval: warmed again").isEqualTo(2);
+            assertThat(stale.getBean(BloomFilterRegistry.class).filter("user").isReady()).isTrue();
+        }
+    }
+
+    private static String prefix() {
+        return "rebuilt" + (++testNumber);
+    }
+
+    private static long warmupCalls() {
+        return new JdbcTemplate(RealServers.postgres().dataSource())
+                .queryForObject("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM " + CALLS, Long.class);
+    }
+}
