@@ -1,0 +1,579 @@
+package dev.bloomguard.bench;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
+import java.util.stream.LongStream;
+
+import javax.sql.DataSource;
+
+import org.redisson.Redisson;
+import org.redisson.api.RBloomFilter;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.config.Config;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import com.google.common.hash.BloomFilter;
+import com.google.common.hash.Funnels;
+
+import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.LoadReport;
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.hash.BitPositions;
+import dev.bloomguard.core.redis.LettuceBitmapStore;
+import dev.bloomguard.embedded.PostgresServer;
+import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.spring.warmup.SqlKeySource;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+
+/**
+ * Compares bloom-guard with what its users would otherwise pick, on this machine, in one run,
+ * against a real {@code redis-server} and PostgreSQL that it starts itself. Every figure is
+ * also given as a ratio to a baseline measured in the same run, so the table says something on
+ * any machine. Writes {@code docs/benchmarks.md} and its PNG charts.
+ *
+ * <p>{@code --quick} (the default) finishes in a few minutes on 2 cores; {@code --full} runs
+ * longer rounds.
+ */
+public final class BenchmarkSuite {
+
+    private static final long PRESENT = 1_000_000;
+    private static final long ABSENT_BASE = 1_000_000_000L;
+    private static final double FPP = 0.01;
+
+    private final Settings settings;
+    private final StringBuilder report = new StringBuilder();
+    private final Path docs;
+
+    private record Settings(String name, int rounds, int warmupOps, int singleOps, long threadWarmupMillis,
+            long threadMeasureMillis, int batchesPerRound, long peerLoadCapMillis, long[] warmupSizes,
+            long fppAbsentKeys) {
+    }
+
+    private BenchmarkSuite(Settings settings, Path docs) {
+        this.settings = settings;
+        this.docs = docs;
+    }
+
+    public static void main(String[] args) throws Exception {
+        boolean full = List.of(args).contains("--full");
+        Settings settings = full
+                ? new Settings("full", 5, 20_000, 50_000, 2_000, 10_000, 500, 30_000, new long[] { 1_000_000, 10_000_000 }, 1_000_000)
+                : new Settings("quick", 3, 3_000, 10_000, 500, 2_000, 100, 8_000, new long[] { 1_000_000, 10_000_000 }, 1_000_000);
+        Path docs = Path.of("docs");
+        Files.createDirectories(docs);
+        new BenchmarkSuite(settings, docs).run(String.join(" ", args));
+    }
+
+    private void run(String arguments) throws Exception {
+        long started = System.nanoTime();
+        try (RedisServer redis = RedisServer.start();
+                PostgresServer postgres = PostgresServer.start()) {
+            LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                    new RedisStandaloneConfiguration(redis.host(), redis.port()));
+            factory.afterPropertiesSet();
+            factory.start();
+            RedisClient lettuce = RedisClient.create("redis://" + redis.host() + ":" + redis.port());
+            Config redissonConfig = new Config();
+            redissonConfig.useSingleServer().setAddress("redis://" + redis.host() + ":" + redis.port());
+            RedissonClient redisson = Redisson.create(redissonConfig);
+            try (StatefulRedisConnection<String, String> plain = lettuce.connect();
+                    StatefulRedisConnection<String, String> batch = lettuce.connect()) {
+                header(arguments, plain, postgres);
+                LettuceBitmapStore store = LettuceBitmapStore.create(factory, Duration.ofSeconds(60));
+                RedisBloomFilter filter = RedisBloomFilter.builder("bench", FilterGeometry.of(PRESENT, FPP), store)
+                        .checkTimeout(Duration.ofSeconds(5)).build();
+                log("Loading bloom-guard, Redisson and Guava filters of %,d keys", PRESENT);
+                filter.load(LongStream.rangeClosed(1, PRESENT).boxed());
+                RBloomFilter<String> redissonFilter = redisson.getBloomFilter("redisson-bench", StringCodec.INSTANCE);
+                redissonFilter.delete();
+                redissonFilter.tryInit(PRESENT, FPP);
+                for (long from = 1; from <= PRESENT; from += 10_000) {
+                    List<String> chunk = new ArrayList<>(10_000);
+                    for (long id = from; id < from + 10_000 && id <= PRESENT; id++) {
+                        chunk.add(Long.toString(id));
+                    }
+                    redissonFilter.add(chunk);
+                }
+                BloomFilter<Long> guava = BloomFilter.create(Funnels.longFunnel(), PRESENT, FPP);
+                LongStream.rangeClosed(1, PRESENT).forEach(guava::put);
+
+                var nativeCommands = ((LettuceConnection) factory.getConnection()).getNativeConnection();
+                CheckApproach ping = Approaches.ping(nativeCommands);
+                CheckApproach ours = Approaches.bloomGuard(filter);
+                CheckApproach theirs = Approaches.redisson(redissonFilter);
+                CheckApproach getbit = Approaches.pipelinedGetbit(plain, batch, filter.keys().live(), filter.geometry());
+                CheckApproach lua = Approaches.luaGetbit(plain, filter.keys().live(), filter.geometry());
+                CheckApproach inMemory = Approaches.guava(guava);
+
+                checkLatency(List.of(ping, ours, theirs, getbit, lua, inMemory));
+                batchCheck(List.of(ours, theirs, getbit));
+                falsePositives(filter, redissonFilter, store);
+                warmup(postgres.dataSource(), store, redisson, plain);
+                memory(plain, filter, redissonFilter);
+            }
+            finally {
+                redisson.shutdown();
+                lettuce.shutdown();
+                factory.destroy();
+            }
+        }
+        report.append("\nTotal run time: ").append(Duration.ofNanos(System.nanoTime() - started).toSeconds())
+                .append(" s.\n");
+        Files.writeString(docs.resolve("benchmarks.md"), report.toString());
+        log("Wrote %s", docs.resolve("benchmarks.md").toAbsolutePath());
+    }
+
+    private void header(String arguments, StatefulRedisConnection<String, String> redis, PostgresServer postgres)
+            throws SQLException {
+        String redisVersion = redis.sync().info("server").lines().filter(line -> line.startsWith("redis_version:"))
+                .findFirst().orElse("redis_version:?").substring("redis_version:".length()).trim();
+        String postgresVersion;
+        try (Connection connection = postgres.dataSource().getConnection()) {
+            postgresVersion = connection.getMetaData().getDatabaseProductVersion();
+        }
+        report.append("# Benchmarks\n\n")
+                .append("Produced by `./mvnw -q -Pbench -pl guard-bench -am verify -DskipTests`")
+                .append(arguments.isBlank() ? "" : " (arguments: `" + arguments + "`)")
+                .append(" on ").append(LocalDate.now()).append(", mode **").append(settings.name()).append("**: ")
+                .append(settings.rounds()).append(" rounds per figure; each figure is the median of the rounds with")
+                .append(" [min–max] after it. Every number in this file and every chart comes from the same run.\n\n")
+                .append("| | |\n|---|---|\n")
+                .append("| machine | ").append(Runtime.getRuntime().availableProcessors()).append(" cores, ")
+                .append(cpuModel()).append(", ").append(memoryGiB()).append(" GiB |\n")
+                .append("| JVM | ").append(System.getProperty("java.vm.name")).append(' ')
+                .append(System.getProperty("java.version")).append(" |\n")
+                .append("| Redis | ").append(redisVersion).append(" on loopback |\n")
+                .append("| PostgreSQL | ").append(postgresVersion).append(" |\n")
+                .append("| Redisson | ").append(Redisson.class.getPackage().getImplementationVersion() == null ? "3.50.0"
+                        : Redisson.class.getPackage().getImplementationVersion()).append(" (default configuration) |\n")
+                .append("| filter | ").append(String.format("%,d", PRESENT)).append(" keys at fpp ").append(FPP)
+                .append("; checks ask 50% present / 50% absent keys |\n\n");
+    }
+
+    private void checkLatency(List<CheckApproach> approaches) throws Exception {
+        log("Check latency and throughput");
+        Latency latency = new Latency(PRESENT, ABSENT_BASE);
+        Map<String, List<Latency.Round>> single = new LinkedHashMap<>();
+        Map<String, List<Latency.Round>> eight = new LinkedHashMap<>();
+        for (int round = 0; round < settings.rounds(); round++) {
+            for (CheckApproach approach : approaches) {
+                single.computeIfAbsent(approach.name(), name -> new ArrayList<>())
+                        .add(latency.singleThread(approach, settings.warmupOps(), settings.singleOps()));
+                eight.computeIfAbsent(approach.name(), name -> new ArrayList<>()).add(
+                        latency.threads(approach, 8, settings.threadWarmupMillis(), settings.threadMeasureMillis()));
+            }
+        }
+        String baseline = approaches.get(0).name();
+        double pingP50 = Stats.median(p50(single.get(baseline)));
+        double redissonEight = Stats.median(throughput(eight.get(approaches.get(2).name())));
+        report.append("## Check: one key\n\n")
+                .append("| approach | 1 thread p50 µs | p99 µs | p50 / PING | 1 thread checks/s | 8 threads checks/s |")
+                .append(" 8 threads p50 µs | p99 µs | 8 threads vs Redisson |\n|---|---|---|---|---|---|---|---|---|\n");
+        List<String> labels = new ArrayList<>();
+        List<double[]> bars = new ArrayList<>();
+        for (CheckApproach approach : approaches) {
+            List<Latency.Round> one = single.get(approach.name());
+            List<Latency.Round> many = eight.get(approach.name());
+            report.append("| ").append(approach.name())
+                    .append(" | ").append(Stats.spread(micros(p50(one)), "%.1f"))
+                    .append(" | ").append(Stats.spread(micros(p99(one)), "%.1f"))
+                    .append(" | ").append(String.format("%.2f×", Stats.median(p50(one)) / pingP50))
+                    .append(" | ").append(Stats.spread(throughput(one), "%,.0f"))
+                    .append(" | ").append(Stats.spread(throughput(many), "%,.0f"))
+                    .append(" | ").append(Stats.spread(micros(p50(many)), "%.1f"))
+                    .append(" | ").append(Stats.spread(micros(p99(many)), "%.1f"))
+                    .append(" | ").append(String.format("%.2f×", Stats.median(throughput(many)) / redissonEight))
+                    .append(" |\n");
+            labels.add(approach.name());
+            bars.add(new double[] { Stats.median(micros(p50(one))), Stats.median(micros(p99(one))),
+                    Stats.median(micros(p50(many))) });
+        }
+        Charts.bars(docs.resolve("bench-check-latency.png"), "Check latency per approach (log scale)", "µs", labels,
+                bars, List.of("p50, 1 thread", "p99, 1 thread", "p50, 8 threads"));
+        report.append("\n![Check latency](bench-check-latency.png)\n\n");
+    }
+
+    private void batchCheck(List<CheckApproach> approaches) throws Exception {
+        log("Batch check of 1,000 keys");
+        Latency latency = new Latency(PRESENT, ABSENT_BASE);
+        Map<String, List<Double>> millis = new LinkedHashMap<>();
+        long sequence = 0;
+        for (int round = 0; round < settings.rounds(); round++) {
+            for (CheckApproach approach : approaches) {
+                List<Long> warm = new ArrayList<>();
+                for (int i = 0; i < 1000; i++) {
+                    warm.add(latency.idFor(sequence++));
+                }
+                approach.containsAll(warm);
+                long[] nanos = new long[settings.batchesPerRound()];
+                for (int b = 0; b < nanos.length; b++) {
+                    List<Long> ids = new ArrayList<>(1000);
+                    for (int i = 0; i < 1000; i++) {
+                        ids.add(latency.idFor(sequence++));
+                    }
+                    long before = System.nanoTime();
+                    int present = approach.containsAll(ids);
+                    nanos[b] = System.nanoTime() - before;
+                    if (present < 480) {
+                        throw new IllegalStateException(approach.name() + " found only " + present + " of 500 present keys");
+                    }
+                }
+                millis.computeIfAbsent(approach.name(), name -> new ArrayList<>())
+                        .add(Stats.percentile(Stats.sorted(nanos), 50) / 1e6);
+            }
+        }
+        double redisson = Stats.median(millis.get(approaches.get(1).name()));
+        report.append("## Check: a batch of 1,000 keys\n\n")
+                .append("| approach | p50 ms per batch | vs Redisson | says which keys |\n|---|---|---|---|\n");
+        for (CheckApproach approach : approaches) {
+            List<Double> values = millis.get(approach.name());
+            report.append("| ").append(approach.name().replace(".contains", ".contains(Collection)"))
+                    .append(" | ").append(Stats.spread(values, "%.2f"))
+                    .append(" | ").append(String.format("%.2f× faster", redisson / Stats.median(values)))
+                    .append(" | ").append(approach.batchTellsWhich() ? "yes" : "no, only a count").append(" |\n");
+        }
+        report.append('\n');
+    }
+
+    private void falsePositives(RedisBloomFilter filter, RBloomFilter<String> redissonFilter, LettuceBitmapStore store)
+            throws Exception {
+        log("False-positive rates");
+        long absent = settings.fppAbsentKeys();
+        long ours = 0;
+        List<Long> ids = new ArrayList<>(1000);
+        for (long i = 1; i <= absent; i++) {
+            ids.add(ABSENT_BASE + i);
+            if (ids.size() == 1000 || i == absent) {
+                for (Membership answer : filter.checkAll(ids)) {
+                    ours += answer == Membership.PRESENT ? 1 : 0;
+                }
+                ids.clear();
+            }
+        }
+        long redissonChecked = Math.min(absent, 200_000);
+        long theirs = 0;
+        List<String> keys = new ArrayList<>(1000);
+        for (long i = 1; i <= redissonChecked; i++) {
+            keys.add(Long.toString(ABSENT_BASE + i));
+            if (keys.size() == 1000 || i == redissonChecked) {
+                theirs += redissonFilter.contains(keys);
+                keys.clear();
+            }
+        }
+        FilterGeometry geometry = filter.geometry();
+        double theoretical = geometry.expectedFpp(PRESENT);
+        double measured = (double) ours / absent;
+        report.append("## False positives\n\n")
+                .append("| filter | absent keys checked | measured fpp | theoretical (1 − e^(−kn/m))^k | measured / theoretical |\n")
+                .append("|---|---|---|---|---|\n")
+                .append(String.format("| bloom-guard (m = %,d, k = %d) | %,d | %.5f | %.5f | %.3f |%n", geometry.bits(),
+                        geometry.hashes(), absent, measured, theoretical, measured / theoretical))
+                .append(String.format("| Redisson | %,d | %.5f | configured %.2f | %.3f of configured |%n%n",
+                        redissonChecked, (double) theirs / redissonChecked, FPP, (double) theirs / redissonChecked / FPP));
+
+        double[] configured = { 0.001, 0.003, 0.01, 0.03, 0.1 };
+        double[] measuredCurve = new double[configured.length];
+        double[] theoreticalCurve = new double[configured.length];
+        long n = 100_000;
+        long checks = 200_000;
+        report.append("Measured against configured fpp, ").append(String.format("%,d", n))
+                .append(" keys per filter, ").append(String.format("%,d", checks)).append(" absent keys each:\n\n")
+                .append("| configured fpp | measured | theoretical for the geometry |\n|---|---|---|\n");
+        for (int c = 0; c < configured.length; c++) {
+            RedisBloomFilter curve = RedisBloomFilter.builder("fpp-" + c, FilterGeometry.of(n, configured[c]), store)
+                    .checkTimeout(Duration.ofSeconds(5)).build();
+            curve.load(LongStream.rangeClosed(1, n).boxed());
+            long positives = 0;
+            for (long from = 0; from < checks; from += 1000) {
+                List<Long> batch = new ArrayList<>(1000);
+                for (long i = from; i < from + 1000; i++) {
+                    batch.add(ABSENT_BASE + i);
+                }
+                positives += curve.checkAll(batch).stream().filter(answer -> answer == Membership.PRESENT).count();
+            }
+            measuredCurve[c] = (double) positives / checks;
+            theoreticalCurve[c] = curve.geometry().expectedFpp(n);
+            report.append(String.format("| %.3f | %.5f | %.5f |%n", configured[c], measuredCurve[c], theoreticalCurve[c]));
+        }
+        Map<String, double[]> series = new LinkedHashMap<>();
+        series.put("measured", measuredCurve);
+        series.put("theoretical (geometry)", theoreticalCurve);
+        Charts.lines(docs.resolve("bench-fpp.png"), "False-positive rate: measured vs configured (dashed: y = x)",
+                "", "", configured, series, true);
+        report.append("\n![fpp measured vs configured](bench-fpp.png)\n\n");
+    }
+
+    private void warmup(DataSource dataSource, LettuceBitmapStore store, RedissonClient redisson,
+            StatefulRedisConnection<String, String> plain) throws Exception {
+        long largest = settings.warmupSizes()[settings.warmupSizes().length - 1];
+        log("Seeding PostgreSQL with %,d rows", largest);
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("DROP TABLE IF EXISTS bench_users");
+            statement.execute("CREATE TABLE bench_users AS SELECT g::bigint AS id FROM generate_series(1, " + largest + ") g");
+            statement.execute("VACUUM ANALYZE bench_users");
+        }
+        report.append("## Warmup from PostgreSQL\n\n")
+                .append("Keys streamed from `SELECT id FROM bench_users WHERE id <= n` (fetch size 10,000). ")
+                .append("Plain JDBC streaming of the same query is the floor. Peers slower than ")
+                .append(settings.peerLoadCapMillis() / 1000).append(" s are stopped there and their rate extrapolated ")
+                .append("(marked *).\n\n")
+                .append("| keys | approach | seconds | keys/s | vs JDBC floor |\n|---|---|---|---|---|\n");
+        double[] sizes = new double[settings.warmupSizes().length];
+        Map<String, double[]> seconds = new LinkedHashMap<>();
+        for (int s = 0; s < settings.warmupSizes().length; s++) {
+            long keys = settings.warmupSizes()[s];
+            sizes[s] = keys;
+            String sql = "SELECT id FROM bench_users WHERE id <= " + keys;
+            List<Double> floor = new ArrayList<>();
+            List<Double> ours = new ArrayList<>();
+            for (int round = 0; round < Math.max(1, settings.rounds() - 1); round++) {
+                floor.add(time(() -> stream(dataSource, sql, id -> { })));
+                RedisBloomFilter filter = RedisBloomFilter.builder("warm-" + keys, FilterGeometry.of(keys, FPP), store).build();
+                ours.add(time(() -> {
+                    LoadReport loaded = new SqlKeySource(dataSource, sql, 10_000).loadInto(filter);
+                    if (loaded.keys() != keys) {
+                        throw new IllegalStateException("loaded " + loaded.keys());
+                    }
+                }));
+            }
+            Capped redissonLoad = redissonLoad(dataSource, sql, keys, redisson);
+            Capped setbitLoad = setbitLoad(dataSource, sql, keys, plain);
+            double floorSeconds = Stats.median(floor);
+            row(keys, "plain JDBC streaming (floor)", Stats.spread(floor, "%.2f"), keys / floorSeconds, 1.0);
+            row(keys, "bloom-guard load", Stats.spread(ours, "%.2f"), keys / Stats.median(ours),
+                    Stats.median(ours) / floorSeconds);
+            row(keys, "Redisson add(Collection)" + (redissonLoad.extrapolated ? " *" : ""),
+                    String.format("%.1f", redissonLoad.seconds), keys / redissonLoad.seconds,
+                    redissonLoad.seconds / floorSeconds);
+            row(keys, "pipelined SETBIT" + (setbitLoad.extrapolated ? " *" : ""), String.format("%.1f", setbitLoad.seconds),
+                    keys / setbitLoad.seconds, setbitLoad.seconds / floorSeconds);
+            seconds.computeIfAbsent("JDBC floor", name -> new double[sizes.length])[s] = floorSeconds;
+            seconds.computeIfAbsent("bloom-guard", name -> new double[sizes.length])[s] = Stats.median(ours);
+            seconds.computeIfAbsent("Redisson add(Collection)", name -> new double[sizes.length])[s] = redissonLoad.seconds;
+            seconds.computeIfAbsent("pipelined SETBIT", name -> new double[sizes.length])[s] = setbitLoad.seconds;
+        }
+        Charts.lines(docs.resolve("bench-warmup.png"), "Warmup time vs keys (log-log)", "keys", "s", sizes, seconds, false);
+        report.append("\n![Warmup time vs keys](bench-warmup.png)\n\n");
+    }
+
+    private void row(long keys, String approach, String secondsText, double keysPerSecond, double vsFloor) {
+        report.append(String.format("| %,d | %s | %s | %,.0f | %.2f× |%n", keys, approach, secondsText, keysPerSecond, vsFloor));
+    }
+
+    private record Capped(double seconds, boolean extrapolated) {
+    }
+
+    private Capped redissonLoad(DataSource dataSource, String sql, long keys, RedissonClient redisson) throws Exception {
+        RBloomFilter<String> filter = redisson.getBloomFilter("redisson-warm-" + keys, StringCodec.INSTANCE);
+        filter.delete();
+        filter.tryInit(keys, FPP);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.peerLoadCapMillis());
+        long started = System.nanoTime();
+        long[] done = new long[1];
+        List<String> chunk = new ArrayList<>(10_000);
+        try {
+            stream(dataSource, sql, id -> {
+                chunk.add(Long.toString(id));
+                if (chunk.size() == 10_000) {
+                    filter.add(chunk);
+                    done[0] += chunk.size();
+                    chunk.clear();
+                    if (System.nanoTime() > deadline) {
+                        throw new CapReached();
+                    }
+                }
+            });
+            if (!chunk.isEmpty()) {
+                filter.add(chunk);
+                done[0] += chunk.size();
+            }
+        }
+        catch (CapReached stopped) {
+            double elapsed = (System.nanoTime() - started) / 1e9;
+            return new Capped(elapsed * keys / done[0], true);
+        }
+        finally {
+            filter.delete();
+        }
+        return new Capped((System.nanoTime() - started) / 1e9, false);
+    }
+
+    private Capped setbitLoad(DataSource dataSource, String sql, long keys, StatefulRedisConnection<String, String> plain)
+            throws Exception {
+        FilterGeometry geometry = FilterGeometry.of(keys, FPP);
+        String key = "setbit-warm-" + keys;
+        RedisAsyncCommands<String, String> async = plain.async();
+        async.del(key).get();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.peerLoadCapMillis());
+        long started = System.nanoTime();
+        long[] done = new long[1];
+        List<RedisFuture<Long>> pending = new ArrayList<>();
+        long[] offsets = new long[geometry.hashes()];
+        try {
+            stream(dataSource, sql, id -> {
+                BitPositions.fill(id, geometry.bits(), geometry.hashes(), offsets, 0);
+                for (long offset : offsets) {
+                    pending.add(async.setbit(key, offset, 1));
+                }
+                done[0]++;
+                if (pending.size() >= 10_000) {
+                    awaitAll(pending);
+                    if (System.nanoTime() > deadline) {
+                        throw new CapReached();
+                    }
+                }
+            });
+            awaitAll(pending);
+        }
+        catch (CapReached stopped) {
+            double elapsed = (System.nanoTime() - started) / 1e9;
+            return new Capped(elapsed * keys / done[0], true);
+        }
+        return new Capped((System.nanoTime() - started) / 1e9, false);
+    }
+
+    private void memory(StatefulRedisConnection<String, String> plain, RedisBloomFilter filter,
+            RBloomFilter<String> redissonFilter) {
+        log("Redis memory per filter");
+        long bitmapBytes = filter.geometry().byteSize();
+        var sync = plain.sync();
+        long ours = sync.memoryUsage(filter.keys().live());
+        long redissonBits = sync.memoryUsage(redissonFilter.getName());
+        Long redissonConfig = sync.memoryUsage("{" + redissonFilter.getName() + "}:config");
+        String setbitKey = "setbit-memory";
+        sync.del(setbitKey);
+        RedisAsyncCommands<String, String> async = plain.async();
+        List<RedisFuture<Long>> pending = new ArrayList<>();
+        long[] offsets = new long[filter.geometry().hashes()];
+        for (long id = 1; id <= PRESENT; id++) {
+            BitPositions.fill(id, filter.geometry().bits(), filter.geometry().hashes(), offsets, 0);
+            for (long offset : offsets) {
+                pending.add(async.setbit(setbitKey, offset, 1));
+            }
+            if (pending.size() >= 20_000) {
+                awaitAll(pending);
+            }
+        }
+        awaitAll(pending);
+        long setbit = sync.memoryUsage(setbitKey);
+        report.append("## Redis memory for ").append(String.format("%,d", PRESENT)).append(" keys at fpp ").append(FPP)
+                .append("\n\n`MEMORY USAGE` of each approach's keys against the size of bloom-guard's bitmap (")
+                .append(String.format("%,d", bitmapBytes)).append(" bytes).\n\n")
+                .append("| approach | bytes in Redis | vs bitmap |\n|---|---|---|\n")
+                .append(String.format("| bloom-guard (written whole) | %,d | %.2f× |%n", ours, (double) ours / bitmapBytes))
+                .append(String.format("| Redisson (bits + config hash) | %,d | %.2f× |%n",
+                        redissonBits + (redissonConfig == null ? 0 : redissonConfig),
+                        (double) (redissonBits + (redissonConfig == null ? 0 : redissonConfig)) / bitmapBytes))
+                .append(String.format("| same bits grown by SETBIT | %,d | %.2f× |%n%n", setbit, (double) setbit / bitmapBytes));
+    }
+
+    private static void awaitAll(List<RedisFuture<Long>> pending) {
+        try {
+            for (RedisFuture<Long> reply : pending) {
+                reply.get(60, TimeUnit.SECONDS);
+            }
+        }
+        catch (Exception ex) {
+            throw new IllegalStateException(ex);
+        }
+        pending.clear();
+    }
+
+    /** Streams the first column as longs, as the warmup does. */
+    private static long stream(DataSource dataSource, String sql, LongConsumer consumer) throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            try (Statement statement = connection.createStatement()) {
+                statement.setFetchSize(10_000);
+                long count = 0;
+                try (ResultSet rows = statement.executeQuery(sql)) {
+                    while (rows.next()) {
+                        consumer.accept(rows.getLong(1));
+                        count++;
+                    }
+                }
+                return count;
+            }
+            finally {
+                connection.rollback();
+            }
+        }
+    }
+
+    private interface Work {
+        void run() throws Exception;
+    }
+
+    private static double time(Work work) throws Exception {
+        long started = System.nanoTime();
+        work.run();
+        return (System.nanoTime() - started) / 1e9;
+    }
+
+    /** Stops a peer's load at the time cap. */
+    private static final class CapReached extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        CapReached() {
+            super(null, null, false, false);
+        }
+    }
+
+    private static List<Double> p50(List<Latency.Round> rounds) {
+        return rounds.stream().map(round -> (double) round.p50Nanos()).toList();
+    }
+
+    private static List<Double> p99(List<Latency.Round> rounds) {
+        return rounds.stream().map(round -> (double) round.p99Nanos()).toList();
+    }
+
+    private static List<Double> throughput(List<Latency.Round> rounds) {
+        return rounds.stream().map(Latency.Round::opsPerSecond).toList();
+    }
+
+    private static List<Double> micros(List<Double> nanos) {
+        return nanos.stream().map(value -> value / 1000).toList();
+    }
+
+    private static String cpuModel() {
+        try {
+            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(line -> line.startsWith("model name"))
+                    .findFirst().map(line -> line.substring(line.indexOf(':') + 1).trim()).orElse("unknown CPU");
+        }
+        catch (IOException ex) {
+            return "unknown CPU";
+        }
+    }
+
+    private static long memoryGiB() {
+        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        return Math.round(os.getTotalMemorySize() / (1024.0 * 1024 * 1024));
+    }
+
+    private static void log(String format, Object... arguments) {
+        System.out.printf(Locale.ROOT, "[bench] " + format + "%n", arguments);
+    }
+}

@@ -1,0 +1,107 @@
+package dev.bloomguard.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Latency and throughput of one approach: a single thread timing every call, then several
+ * threads for a fixed time. Keys alternate present and absent (50% / 50%).
+ */
+final class Latency {
+
+    /** One round of one approach. */
+    record Round(long p50Nanos, long p99Nanos, double opsPerSecond) {
+    }
+
+    private final long presentIds;
+    private final long absentBase;
+
+    /**
+     * @param presentIds ids 1..presentIds are in every filter
+     * @param absentBase ids above this were never added
+     */
+    Latency(long presentIds, long absentBase) {
+        this.presentIds = presentIds;
+        this.absentBase = absentBase;
+    }
+
+    long idFor(long sequence) {
+        long slot = Math.floorMod(sequence * 0x9E3779B97F4A7C15L, presentIds) + 1;
+        return (sequence & 1) == 0 ? slot : absentBase + slot;
+    }
+
+    Round singleThread(CheckApproach approach, int warmupOps, int measuredOps) throws Exception {
+        for (int i = 0; i < warmupOps; i++) {
+            approach.contains(idFor(i));
+        }
+        long[] nanos = new long[measuredOps];
+        long started = System.nanoTime();
+        for (int i = 0; i < measuredOps; i++) {
+            long before = System.nanoTime();
+            approach.contains(idFor(warmupOps + i));
+            nanos[i] = System.nanoTime() - before;
+        }
+        double seconds = (System.nanoTime() - started) / 1e9;
+        long[] sorted = Stats.sorted(nanos);
+        return new Round(Stats.percentile(sorted, 50), Stats.percentile(sorted, 99), measuredOps / seconds);
+    }
+
+    Round threads(CheckApproach approach, int threadCount, long warmupMillis, long measureMillis) throws Exception {
+        AtomicBoolean measuring = new AtomicBoolean();
+        AtomicBoolean running = new AtomicBoolean(true);
+        List<long[]> samples = new ArrayList<>();
+        List<int[]> counts = new ArrayList<>();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch done = new CountDownLatch(threadCount);
+        for (int t = 0; t < threadCount; t++) {
+            long[] latencies = new long[4_000_000];
+            int[] count = new int[1];
+            samples.add(latencies);
+            counts.add(count);
+            long offset = 1_000_000_000L * (t + 1);
+            Thread thread = new Thread(() -> {
+                try {
+                    long sequence = offset;
+                    while (running.get()) {
+                        long before = System.nanoTime();
+                        approach.contains(idFor(sequence++));
+                        long elapsed = System.nanoTime() - before;
+                        if (measuring.get() && count[0] < latencies.length) {
+                            latencies[count[0]++] = elapsed;
+                        }
+                    }
+                }
+                catch (Throwable ex) {
+                    failures.add(ex);
+                }
+                finally {
+                    done.countDown();
+                }
+            }, "bench-" + t);
+            thread.setDaemon(true);
+            thread.start();
+        }
+        Thread.sleep(warmupMillis);
+        measuring.set(true);
+        long started = System.nanoTime();
+        Thread.sleep(measureMillis);
+        measuring.set(false);
+        double seconds = (System.nanoTime() - started) / 1e9;
+        running.set(false);
+        done.await();
+        if (!failures.isEmpty()) {
+            throw new IllegalStateException(approach.name() + " failed under " + threadCount + " threads", failures.get(0));
+        }
+        int total = counts.stream().mapToInt(count -> count[0]).sum();
+        long[] all = new long[total];
+        int at = 0;
+        for (int t = 0; t < threadCount; t++) {
+            System.arraycopy(samples.get(t), 0, all, at, counts.get(t)[0]);
+            at += counts.get(t)[0];
+        }
+        long[] sorted = Stats.sorted(all);
+        return new Round(Stats.percentile(sorted, 50), Stats.percentile(sorted, 99), total / seconds);
+    }
+}
