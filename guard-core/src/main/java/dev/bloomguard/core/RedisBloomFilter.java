@@ -15,10 +15,13 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -51,6 +54,9 @@ import dev.bloomguard.core.warmup.BitmapBuilder;
 public final class RedisBloomFilter {
 
     private static final Logger log = LoggerFactory.getLogger(RedisBloomFilter.class);
+
+    /** Keys handed from the reading thread to the hashing thread at a time. */
+    private static final int LOAD_BATCH = 4096;
 
     /** A staging key left by a crashed load disappears by itself after this. */
     private static final Duration STAGING_EXPIRY = Duration.ofHours(1);
@@ -385,20 +391,85 @@ public final class RedisBloomFilter {
                 lastLoad());
     }
 
+    /**
+     * Reads the source on the calling thread and hashes on another, so that a warmup costs
+     * about the longer of the two rather than their sum: reading a JDBC cursor waits on the
+     * database, hashing waits on nothing. Keys travel in batches; one thread writes the bitmap.
+     */
     private long readInto(BitmapBuilder bitmap, Iterator<?> source) {
-        int hashes = geometry.hashes();
-        long bits = geometry.bits();
-        long[] offsets = new long[hashes];
+        BlockingQueue<Object[]> batches = new ArrayBlockingQueue<>(8);
+        AtomicReference<Throwable> hashingFailure = new AtomicReference<>();
+        Thread hasher = new Thread(() -> {
+            int hashes = geometry.hashes();
+            long bits = geometry.bits();
+            long[] offsets = new long[hashes];
+            try {
+                while (true) {
+                    Object[] batch = batches.take();
+                    if (batch.length == 0) {
+                        return;
+                    }
+                    for (Object key : batch) {
+                        if (key == null) {
+                            break;
+                        }
+                        BitPositions.fill(key, bits, hashes, offsets, 0);
+                        bitmap.setAll(offsets, 0, hashes);
+                    }
+                }
+            }
+            catch (Throwable ex) {
+                hashingFailure.set(ex);
+                batches.clear();
+            }
+        }, "bloomguard-hash-" + name);
+        hasher.setDaemon(true);
+        hasher.start();
         long count = 0;
-        while (source.hasNext()) {
-            Object key = source.next();
-            if (key != null) {
-                BitPositions.fill(key, bits, hashes, offsets, 0);
-                bitmap.setAll(offsets, 0, hashes);
-                count++;
+        try {
+            Object[] batch = new Object[LOAD_BATCH];
+            int size = 0;
+            while (source.hasNext()) {
+                Object key = source.next();
+                if (key != null) {
+                    batch[size++] = key;
+                    count++;
+                    if (size == LOAD_BATCH) {
+                        hand(batches, batch, hashingFailure);
+                        batch = new Object[LOAD_BATCH];
+                        size = 0;
+                    }
+                }
+            }
+            if (size > 0) {
+                hand(batches, batch, hashingFailure);
+            }
+            hand(batches, new Object[0], hashingFailure);
+            hasher.join();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while loading filter '" + name + "'", ex);
+        }
+        finally {
+            if (hasher.isAlive()) {
+                hasher.interrupt();
             }
         }
+        if (hashingFailure.get() != null) {
+            throw new IllegalStateException("hashing keys of filter '" + name + "' failed: " + hashingFailure.get(),
+                    hashingFailure.get());
+        }
         return count;
+    }
+
+    private static void hand(BlockingQueue<Object[]> batches, Object[] batch, AtomicReference<Throwable> failure)
+            throws InterruptedException {
+        while (!batches.offer(batch, 100, TimeUnit.MILLISECONDS)) {
+            if (failure.get() != null) {
+                throw new IllegalStateException("hashing keys failed: " + failure.get(), failure.get());
+            }
+        }
     }
 
     private void discard(String staging) {

@@ -1,21 +1,17 @@
 package dev.bloomguard.core.hash;
 
-import com.google.common.hash.HashCode;
-import com.google.common.hash.HashFunction;
-import com.google.common.hash.Hashing;
-import com.google.common.primitives.Longs;
-
 /**
  * The k bit offsets of a key: Guava's {@code murmur3_128} of the key's canonical bytes, then
  * double hashing over the two 64-bit halves exactly as Guava's {@code MURMUR128_MITZ_64}
  * strategy does, so the same key and bit count give the same offsets as Guava's own filter.
  *
  * <p>This is stored format. A golden test pins the offsets of known keys; a change here makes
- * every filter in Redis answer "absent" for keys it holds.
+ * every filter in Redis answer "absent" for keys it holds. Integer keys, the common case, are
+ * written as decimal digits straight into a small buffer instead of going through a String.
  */
 public final class BitPositions {
 
-    private static final HashFunction MURMUR3_128 = Hashing.murmur3_128();
+    private static final int MAX_LONG_DIGITS = 20;
 
     private BitPositions() {
     }
@@ -25,15 +21,26 @@ public final class BitPositions {
      * {@code into[from .. from + hashes)}.
      */
     public static void fill(Object key, long bits, int hashes, long[] into, int from) {
-        fillFromBytes(KeyEncoding.canonicalBytes(key), bits, hashes, into, from);
+        if (key instanceof Long || key instanceof Integer || key instanceof Short || key instanceof Byte) {
+            byte[] digits = new byte[MAX_LONG_DIGITS];
+            int length = decimal(((Number) key).longValue(), digits);
+            fillFromBytes(digits, length, bits, hashes, into, from);
+        }
+        else {
+            byte[] bytes = KeyEncoding.canonicalBytes(key);
+            fillFromBytes(bytes, bytes.length, bits, hashes, into, from);
+        }
     }
 
     /** As {@link #fill}, for bytes that are already canonical. */
     public static void fillFromBytes(byte[] canonicalBytes, long bits, int hashes, long[] into, int from) {
-        HashCode hash = MURMUR3_128.hashBytes(canonicalBytes);
-        byte[] bytes = hash.asBytes();
-        long hash1 = Longs.fromBytes(bytes[7], bytes[6], bytes[5], bytes[4], bytes[3], bytes[2], bytes[1], bytes[0]);
-        long hash2 = Longs.fromBytes(bytes[15], bytes[14], bytes[13], bytes[12], bytes[11], bytes[10], bytes[9], bytes[8]);
+        fillFromBytes(canonicalBytes, canonicalBytes.length, bits, hashes, into, from);
+    }
+
+    private static void fillFromBytes(byte[] bytes, int length, long bits, int hashes, long[] into, int from) {
+        long[] secondHalf = new long[1];
+        long hash1 = Murmur3.hash(bytes, length, secondHalf);
+        long hash2 = secondHalf[0];
         long combined = hash1;
         for (int i = 0; i < hashes; i++) {
             into[from + i] = (combined & Long.MAX_VALUE) % bits;
@@ -46,5 +53,33 @@ public final class BitPositions {
         long[] offsets = new long[hashes];
         fill(key, bits, hashes, offsets, 0);
         return offsets;
+    }
+
+    /** Writes {@code value} as ASCII decimal into {@code into} (as {@link Long#toString(long)} would) and returns its length. */
+    static int decimal(long value, byte[] into) {
+        if (value == Long.MIN_VALUE) {
+            byte[] text = "-9223372036854775808".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            System.arraycopy(text, 0, into, 0, text.length);
+            return text.length;
+        }
+        boolean negative = value < 0;
+        long rest = negative ? -value : value;
+        int length = 1;
+        for (long scan = rest; scan >= 10; scan /= 10) {
+            length++;
+        }
+        if (negative) {
+            length++;
+        }
+        int at = length;
+        do {
+            into[--at] = (byte) ('0' + rest % 10);
+            rest /= 10;
+        }
+        while (rest != 0);
+        if (negative) {
+            into[0] = '-';
+        }
+        return length;
     }
 }
