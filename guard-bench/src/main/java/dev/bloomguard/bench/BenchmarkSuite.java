@@ -63,7 +63,9 @@ public final class BenchmarkSuite {
     private static final double FPP = 0.01;
 
     private final Settings settings;
+    private final StringBuilder header = new StringBuilder();
     private final StringBuilder report = new StringBuilder();
+    private final List<String[]> targets = new ArrayList<>();
     private final Path docs;
 
     private record Settings(String name, int rounds, int warmupOps, int singleOps, long threadWarmupMillis,
@@ -127,7 +129,7 @@ public final class BenchmarkSuite {
                 CheckApproach lua = Approaches.luaGetbit(plain, filter.keys().live(), filter.geometry());
                 CheckApproach inMemory = Approaches.guava(guava);
 
-                checkLatency(List.of(ping, ours, theirs, getbit, lua, inMemory));
+                checkLatency(List.of(ping, ours, theirs, getbit, lua, inMemory), plain);
                 batchCheck(List.of(ours, theirs, getbit));
                 falsePositives(filter, redissonFilter, store);
                 warmup(postgres.dataSource(), store, redisson, plain);
@@ -139,9 +141,16 @@ public final class BenchmarkSuite {
                 factory.destroy();
             }
         }
+        guardOverhead();
+        demo();
         report.append("\nTotal run time: ").append(Duration.ofNanos(System.nanoTime() - started).toSeconds())
                 .append(" s.\n");
-        Files.writeString(docs.resolve("benchmarks.md"), report.toString());
+        StringBuilder summary = new StringBuilder("## Targets\n\n| target | measured | met |\n|---|---|---|\n");
+        for (String[] target : targets) {
+            summary.append("| ").append(target[0]).append(" | ").append(target[1]).append(" | ").append(target[2])
+                    .append(" |\n");
+        }
+        Files.writeString(docs.resolve("benchmarks.md"), header + summary.toString() + "\n" + report);
         log("Wrote %s", docs.resolve("benchmarks.md").toAbsolutePath());
     }
 
@@ -153,8 +162,8 @@ public final class BenchmarkSuite {
         try (Connection connection = postgres.dataSource().getConnection()) {
             postgresVersion = connection.getMetaData().getDatabaseProductVersion();
         }
-        report.append("# Benchmarks\n\n")
-                .append("Produced by `./mvnw -q -Pbench -pl guard-bench -am verify -DskipTests`")
+        header.append("# Benchmarks\n\n")
+                .append("Produced by `./mvnw -q -Pbench -pl demo-app,guard-bench -am verify -DskipTests`")
                 .append(arguments.isBlank() ? "" : " (arguments: `" + arguments + "`)")
                 .append(" on ").append(LocalDate.now()).append(", mode **").append(settings.name()).append("**: ")
                 .append(settings.rounds()).append(" rounds per figure; each figure is the median of the rounds with")
@@ -172,15 +181,16 @@ public final class BenchmarkSuite {
                 .append("; checks ask 50% present / 50% absent keys |\n\n");
     }
 
-    private void checkLatency(List<CheckApproach> approaches) throws Exception {
+    private void checkLatency(List<CheckApproach> approaches, StatefulRedisConnection<String, String> plain)
+            throws Exception {
         log("Check latency and throughput");
         Latency latency = new Latency(PRESENT, ABSENT_BASE);
         Map<String, List<Latency.Round>> single = new LinkedHashMap<>();
         Map<String, List<Latency.Round>> eight = new LinkedHashMap<>();
         for (int round = 0; round < settings.rounds(); round++) {
+            latency.interleaved(approaches, settings.warmupOps(), settings.singleOps())
+                    .forEach((name, result) -> single.computeIfAbsent(name, key -> new ArrayList<>()).add(result));
             for (CheckApproach approach : approaches) {
-                single.computeIfAbsent(approach.name(), name -> new ArrayList<>())
-                        .add(latency.singleThread(approach, settings.warmupOps(), settings.singleOps()));
                 eight.computeIfAbsent(approach.name(), name -> new ArrayList<>()).add(
                         latency.threads(approach, 8, settings.threadWarmupMillis(), settings.threadMeasureMillis()));
             }
@@ -210,9 +220,42 @@ public final class BenchmarkSuite {
             bars.add(new double[] { Stats.median(micros(p50(one))), Stats.median(micros(p99(one))),
                     Stats.median(micros(p50(many))) });
         }
+        double oursP50 = Stats.median(p50(single.get(approaches.get(1).name())));
+        double oursEight = Stats.median(throughput(eight.get(approaches.get(1).name())));
+        target("one check: p50 within 1.1× of PING, 1 thread", String.format("%.2f×", oursP50 / pingP50),
+                oursP50 / pingP50 <= 1.1);
+        target("8 threads: at least 2× Redisson's throughput", String.format("%.2f×", oursEight / redissonEight),
+                oursEight / redissonEight >= 2);
         Charts.bars(docs.resolve("bench-check-latency.png"), "Check latency per approach (log scale)", "µs", labels,
                 bars, List.of("p50, 1 thread", "p99, 1 thread", "p50, 8 threads"));
         report.append("\n![Check latency](bench-check-latency.png)\n\n");
+        serverTime(approaches, plain, latency);
+    }
+
+    /**
+     * Where a check's time goes inside Redis: {@code INFO commandstats} over one interleaved pass,
+     * the server's own account of microseconds per command.
+     */
+    private void serverTime(List<CheckApproach> approaches, StatefulRedisConnection<String, String> plain,
+            Latency latency) throws Exception {
+        plain.sync().configResetstat();
+        latency.interleaved(approaches, 0, 5_000);
+        Map<String, String> perCall = new LinkedHashMap<>();
+        for (String line : plain.sync().info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_")) {
+                String command = line.substring("cmdstat_".length(), line.indexOf(':'));
+                java.util.regex.Matcher calls = java.util.regex.Pattern.compile("calls=(\\d+)").matcher(line);
+                java.util.regex.Matcher usec = java.util.regex.Pattern.compile("usec_per_call=([0-9.]+)").matcher(line);
+                if (calls.find() && usec.find() && Long.parseLong(calls.group(1)) >= 1000) {
+                    perCall.put(command, String.format("%,d calls, %s µs per call", Long.parseLong(calls.group(1)),
+                            usec.group(1)));
+                }
+            }
+        }
+        report.append("Inside Redis (`INFO commandstats` over one pass of 5,000 checks per approach):\n\n")
+                .append("| command | server time |\n|---|---|\n");
+        perCall.forEach((command, text) -> report.append("| ").append(command).append(" | ").append(text).append(" |\n"));
+        report.append('\n');
     }
 
     private void batchCheck(List<CheckApproach> approaches) throws Exception {
@@ -245,6 +288,9 @@ public final class BenchmarkSuite {
             }
         }
         double redisson = Stats.median(millis.get(approaches.get(1).name()));
+        double oursBatch = Stats.median(millis.get(approaches.get(0).name()));
+        target("batch of 1,000: at least 2× faster than Redisson contains(Collection), saying which keys",
+                String.format("%.2f× faster, per key", redisson / oursBatch), redisson / oursBatch >= 2);
         report.append("## Check: a batch of 1,000 keys\n\n")
                 .append("| approach | p50 ms per batch | vs Redisson | says which keys |\n|---|---|---|---|\n");
         for (CheckApproach approach : approaches) {
@@ -285,6 +331,8 @@ public final class BenchmarkSuite {
         FilterGeometry geometry = filter.geometry();
         double theoretical = geometry.expectedFpp(PRESENT);
         double measured = (double) ours / absent;
+        target("fpp over " + String.format("%,d", absent) + " absent keys within 5% of (1 − e^(−kn/m))^k",
+                String.format("%.3f× theoretical", measured / theoretical), Math.abs(measured / theoretical - 1) <= 0.05);
         report.append("## False positives\n\n")
                 .append("| filter | absent keys checked | measured fpp | theoretical (1 − e^(−kn/m))^k | measured / theoretical |\n")
                 .append("|---|---|---|---|---|\n")
@@ -374,8 +422,75 @@ public final class BenchmarkSuite {
             seconds.computeIfAbsent("Redisson add(Collection)", name -> new double[sizes.length])[s] = redissonLoad.seconds;
             seconds.computeIfAbsent("pipelined SETBIT", name -> new double[sizes.length])[s] = setbitLoad.seconds;
         }
+        int last = sizes.length - 1;
+        double oursLargest = seconds.get("bloom-guard")[last];
+        target(String.format("warmup of %,d keys within 1.3× of JDBC streaming", (long) sizes[last]),
+                String.format("%.2f×", oursLargest / seconds.get("JDBC floor")[last]),
+                oursLargest / seconds.get("JDBC floor")[last] <= 1.3);
+        target(String.format("warmup of %,d keys at least 50× faster than Redisson add(Collection)", (long) sizes[last]),
+                String.format("%.0f×", seconds.get("Redisson add(Collection)")[last] / oursLargest),
+                seconds.get("Redisson add(Collection)")[last] / oursLargest >= 50);
         Charts.lines(docs.resolve("bench-warmup.png"), "Warmup time vs keys (log-log)", "keys", "s", sizes, seconds, false);
         report.append("\n![Warmup time vs keys](bench-warmup.png)\n\n");
+    }
+
+    private void guardOverhead() throws Exception {
+        log("Aspect overhead (JMH)");
+        org.openjdk.jmh.runner.options.Options options = new org.openjdk.jmh.runner.options.OptionsBuilder()
+                .include(GuardOverheadBenchmark.class.getName())
+                .forks(1)
+                .warmupIterations(settings.name().equals("full") ? 5 : 3)
+                .warmupTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
+                .measurementIterations(settings.name().equals("full") ? 10 : 5)
+                .measurementTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
+                .jvmArgsAppend("-Xmx1g")
+                .build();
+        Map<String, org.openjdk.jmh.results.Result<?>> results = new LinkedHashMap<>();
+        for (org.openjdk.jmh.results.RunResult result : new org.openjdk.jmh.runner.Runner(options).run()) {
+            String label = result.getParams().getBenchmark();
+            results.put(label.substring(label.lastIndexOf('.') + 1), result.getPrimaryResult());
+        }
+        double plainNanos = results.get("unannotatedNoOp").getScore();
+        double guardedNanos = results.get("annotatedNoOp").getScore();
+        target("aspect overhead under 1 µs per call", String.format("%.0f ns", guardedNanos - plainNanos),
+                guardedNanos - plainNanos < 1000);
+        report.append("## Guard overhead (JMH)\n\n")
+                .append("A no-op method with `@BloomGuard(filter = \"bench\", key = \"#id\")` on its interface against the")
+                .append(" same no-op unannotated, the filter answering from memory (no network), present keys;")
+                .append(" average time per call, 1 fork, ± the 99.9% confidence interval.\n\n")
+                .append("| benchmark | ns per call |\n|---|---|\n");
+        results.forEach((name, score) -> report.append(String.format("| %s | %.1f ± %.1f |%n", name, score.getScore(),
+                score.getScoreError())));
+        report.append(String.format("%nThe aspect's own cost, annotated − unannotated: **%.0f ns** per call", guardedNanos - plainNanos))
+                .append(String.format(" (of which the filter check itself, hashing included, is %.0f ns).%n%n",
+                        results.get("filterCheckAlone").getScore()));
+    }
+
+    private void demo() throws Exception {
+        log("End to end on the demo");
+        DemoEndToEnd endToEnd = new DemoEndToEnd(Path.of("demo-app/target/demo-app-0.1.0-SNAPSHOT.jar"));
+        long measure = settings.name().equals("full") ? 20_000 : 8_000;
+        DemoEndToEnd.Run off = endToEnd.run(false, 8, 3_000, measure);
+        DemoEndToEnd.Run on = endToEnd.run(true, 8, 3_000, measure);
+        report.append("## End to end: the demo under a request mix\n\n")
+                .append("`GET /users/{id}` from 8 client threads, half the ids present (1..1,000,000), half absent;")
+                .append(" the demo's own jar with its embedded Redis and H2 database of 1,000,000 users, started with")
+                .append(" `--bloom-guard.enabled=false` and then `true`; ").append(measure / 1000)
+                .append(" s measured after 3 s of warmup. Client and server share the 2 cores.\n\n")
+                .append("| guard | requests/s | requests | database queries | queries per request | database queries avoided |\n")
+                .append("|---|---|---|---|---|---|\n");
+        for (DemoEndToEnd.Run run : List.of(off, on)) {
+            double avoided = 1 - (double) run.databaseQueries() / run.requests();
+            report.append(String.format("| %s | %,.0f | %,d | %,d | %.3f | %.1f%% |%n", run.guarded() ? "on" : "off",
+                    run.requestsPerSecond(), run.requests(), run.databaseQueries(), run.queriesPerRequest(),
+                    100 * avoided));
+        }
+        report.append(String.format("%nWith the guard on, requests/s is %.2f× the unguarded figure.%n%n",
+                on.requestsPerSecond() / off.requestsPerSecond()));
+    }
+
+    private void target(String target, String measured, boolean met) {
+        targets.add(new String[] { target, measured, met ? "yes" : "**no**" });
     }
 
     private void row(long keys, String approach, String secondsText, double keysPerSecond, double vsFloor) {
@@ -478,6 +593,8 @@ public final class BenchmarkSuite {
         }
         awaitAll(pending);
         long setbit = sync.memoryUsage(setbitKey);
+        target("Redis memory within 1.1× of the bitmap", String.format("%.2f×", (double) ours / bitmapBytes),
+                (double) ours / bitmapBytes <= 1.1);
         report.append("## Redis memory for ").append(String.format("%,d", PRESENT)).append(" keys at fpp ").append(FPP)
                 .append("\n\n`MEMORY USAGE` of each approach's keys against the size of bloom-guard's bitmap (")
                 .append(String.format("%,d", bitmapBytes)).append(" bytes).\n\n")

@@ -32,20 +32,40 @@ final class Latency {
         return (sequence & 1) == 0 ? slot : absentBase + slot;
     }
 
-    Round singleThread(CheckApproach approach, int warmupOps, int measuredOps) throws Exception {
-        for (int i = 0; i < warmupOps; i++) {
-            approach.contains(idFor(i));
+    /**
+     * One thread, the approaches taking turns call by call (each round trip follows a different
+     * approach's, in rotating order), so that each sees the same machine: on a small VM the
+     * loopback round trip itself drifts between roughly 30 and 100 µs, and measuring the
+     * approaches one after the other, or in fixed order, turns that drift into differences.
+     */
+    java.util.Map<String, Round> interleaved(java.util.List<CheckApproach> approaches, int warmupOps, int measuredOps)
+            throws Exception {
+        for (CheckApproach approach : approaches) {
+            for (int i = 0; i < warmupOps; i++) {
+                approach.contains(idFor(i));
+            }
         }
-        long[] nanos = new long[measuredOps];
-        long started = System.nanoTime();
+        int count = approaches.size();
+        long[][] nanos = new long[count][measuredOps];
+        long[] busy = new long[count];
         for (int i = 0; i < measuredOps; i++) {
-            long before = System.nanoTime();
-            approach.contains(idFor(warmupOps + i));
-            nanos[i] = System.nanoTime() - before;
+            long id = idFor(warmupOps + i);
+            for (int turn = 0; turn < count; turn++) {
+                int a = (i + turn) % count;
+                long before = System.nanoTime();
+                approaches.get(a).contains(id);
+                long elapsed = System.nanoTime() - before;
+                nanos[a][i] = elapsed;
+                busy[a] += elapsed;
+            }
         }
-        double seconds = (System.nanoTime() - started) / 1e9;
-        long[] sorted = Stats.sorted(nanos);
-        return new Round(Stats.percentile(sorted, 50), Stats.percentile(sorted, 99), measuredOps / seconds);
+        java.util.Map<String, Round> rounds = new java.util.LinkedHashMap<>();
+        for (int a = 0; a < count; a++) {
+            long[] sorted = Stats.sorted(nanos[a]);
+            rounds.put(approaches.get(a).name(), new Round(Stats.percentile(sorted, 50), Stats.percentile(sorted, 99),
+                    measuredOps / (busy[a] / 1e9)));
+        }
+        return rounds;
     }
 
     Round threads(CheckApproach approach, int threadCount, long warmupMillis, long measureMillis) throws Exception {

@@ -53,7 +53,6 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     private static final ProtocolKeyword BITFIELD_RO = keyword("BITFIELD_RO");
     private static final ProtocolKeyword BITFIELD = keyword("BITFIELD");
-    private static final byte[] GET = "GET".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] SET = "SET".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] U1 = "u1".getBytes(StandardCharsets.US_ASCII);
 
@@ -126,10 +125,7 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     @Override
     public BitSet readBits(String key, long[] offsets, int count, Duration timeout) {
-        CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE).addKey(bytes(key));
-        for (int i = 0; i < count; i++) {
-            args.add(GET).add(U1).add(offsets[i]);
-        }
+        BitfieldGetArgs args = new BitfieldGetArgs(bytes(key), offsets, count);
         return call("BITFIELD_RO", timeout, commands -> List.of(commands.dispatch(BITFIELD_RO, new BitsOutput(), args)));
     }
 

@@ -1,0 +1,109 @@
+package dev.bloomguard.bench;
+
+import java.time.Duration;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.core.redis.CircuitBreaker;
+
+/**
+ * A {@link BitmapStore} in this JVM's memory, for measuring what bloom-guard itself costs around
+ * a check (the aspect, the key expression, hashing) with no network in the number. Not for use
+ * outside the benchmark: it has no journal, lock or persistence semantics worth the name.
+ */
+final class InMemoryBitmapStore implements BitmapStore {
+
+    private final Map<String, byte[]> values = new ConcurrentHashMap<>();
+
+    @Override
+    public BitSet readBits(String key, long[] offsets, int count, Duration timeout) {
+        byte[] bitmap = values.get(key);
+        BitSet set = new BitSet(count);
+        if (bitmap != null) {
+            for (int i = 0; i < count; i++) {
+                long offset = offsets[i];
+                int index = (int) (offset >>> 3);
+                if (index < bitmap.length && (bitmap[index] & (0x80 >>> (offset & 7))) != 0) {
+                    set.set(i);
+                }
+            }
+        }
+        return set;
+    }
+
+    @Override
+    public void setBits(String key, long[] offsets, int count) {
+        throw new UnsupportedOperationException("the benchmark only reads");
+    }
+
+    @Override
+    public void journalAndSetBits(String journalKey, List<byte[]> entries, long journalCapacity, String bitmapKey,
+            long[] offsets, int count) {
+        throw new UnsupportedOperationException("the benchmark only reads");
+    }
+
+    @Override
+    public void writeBitmap(String key, byte[] bitmap, Duration expiry) {
+        values.put(key, bitmap.clone());
+    }
+
+    @Override
+    public long swapIn(String staging, String live, String journalKey, String metaKey, Map<String, String> meta) {
+        byte[] bitmap = values.remove(staging);
+        if (bitmap == null) {
+            return -1;
+        }
+        values.put(live, bitmap);
+        return 0;
+    }
+
+    @Override
+    public long bitCount(String key) {
+        return 0;
+    }
+
+    @Override
+    public long length(String key) {
+        byte[] bitmap = values.get(key);
+        return bitmap == null ? 0 : bitmap.length;
+    }
+
+    @Override
+    public void delete(String key) {
+        values.remove(key);
+    }
+
+    @Override
+    public boolean setIfAbsent(String key, String value, Duration ttl) {
+        return true;
+    }
+
+    @Override
+    public boolean expireIfEquals(String key, String value, Duration ttl) {
+        return true;
+    }
+
+    @Override
+    public boolean deleteIfEquals(String key, String value) {
+        return true;
+    }
+
+    @Override
+    public Optional<String> get(String key) {
+        return Optional.empty();
+    }
+
+    @Override
+    public Map<String, String> hashGetAll(String key) {
+        return Map.of();
+    }
+
+    @Override
+    public CircuitBreaker.State circuitState() {
+        return CircuitBreaker.State.CLOSED;
+    }
+}
