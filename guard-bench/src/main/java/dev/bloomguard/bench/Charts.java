@@ -32,7 +32,7 @@ final class Charts {
         title(g, title);
         int left = 260;
         int right = WIDTH - 40;
-        int top = 60;
+        int top = 50 + 18 * seriesNames.size();
         int rowHeight = (HEIGHT - top - 60) / Math.max(1, labels.size());
         double maxValue = values.stream().flatMapToDouble(java.util.Arrays::stream).max().orElse(1);
         double minValue = Math.max(1e-3, values.stream().flatMapToDouble(java.util.Arrays::stream).filter(v -> v > 0)
@@ -65,7 +65,7 @@ final class Charts {
                 g.drawString(format(value), left + Math.max(1, width) + 4, y + 4 + s * barHeight + barHeight - 4);
             }
         }
-        legend(g, seriesNames, WIDTH - 200, 40);
+        legend(g, seriesNames, left, 40);
         write(image, file);
     }
 
