@@ -47,6 +47,25 @@ final class InMemoryBitmapStore implements BitmapStore {
     }
 
     @Override
+    public byte[] getRange(String key, long start, long end) {
+        byte[] bitmap = values.get(key);
+        if (bitmap == null || start >= bitmap.length) {
+            return new byte[0];
+        }
+        return java.util.Arrays.copyOfRange(bitmap, (int) start, (int) Math.min(bitmap.length, end + 1));
+    }
+
+    @Override
+    public void publish(String channel, byte[] message) {
+    }
+
+    @Override
+    public AutoCloseable subscribe(String channel, java.util.function.Consumer<byte[]> listener) {
+        return () -> {
+        };
+    }
+
+    @Override
     public void writeBitmap(String key, byte[] bitmap, Duration expiry) {
         values.put(key, bitmap.clone());
     }

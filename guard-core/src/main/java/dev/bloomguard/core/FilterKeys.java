@@ -48,6 +48,11 @@ public final class FilterKeys {
         return live + ":lock";
     }
 
+    /** The pub/sub channel on which instances tell each other's mirrors about adds and swaps. */
+    public String events() {
+        return live + ":events";
+    }
+
     /** A fresh staging key for one bulk load, in the live key's hash slot. */
     public String newStaging() {
         return live + ":staging:" + UUID.randomUUID().toString().substring(0, 8);

@@ -29,6 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.hash.BitPositions;
+import dev.bloomguard.core.mirror.BitmapMirror;
+import dev.bloomguard.core.mirror.MirrorSettings;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.warmup.BitmapBuilder;
@@ -55,6 +57,17 @@ public final class RedisBloomFilter {
 
     private static final Logger log = LoggerFactory.getLogger(RedisBloomFilter.class);
 
+    private static final byte EVENT_ADD = 'A';
+    private static final byte EVENT_SWAP = 'S';
+
+    /** Loads mirror pages and keeps mirror subscriptions alive; daemon threads shared by all filters. */
+    private static final java.util.concurrent.ExecutorService MIRROR_LOADER = java.util.concurrent.Executors
+            .newCachedThreadPool(runnable -> {
+                Thread thread = new Thread(runnable, "bloomguard-mirror");
+                thread.setDaemon(true);
+                return thread;
+            });
+
     /** Keys handed from the reading thread to the hashing thread at a time. */
     private static final int LOAD_BATCH = 4096;
 
@@ -69,6 +82,9 @@ public final class RedisBloomFilter {
     private final String instanceId;
     private final long journalCapacity;
     private final Consumer<RedisBloomFilter> notReadyListener;
+    private final BitmapMirror mirror;
+    private volatile AutoCloseable subscription;
+    private volatile boolean closed;
     private final AtomicBoolean loading = new AtomicBoolean();
     private volatile LoadReport lastLoad;
 
@@ -81,6 +97,74 @@ public final class RedisBloomFilter {
         this.instanceId = builder.instanceId;
         this.journalCapacity = builder.journalCapacity;
         this.notReadyListener = builder.notReadyListener;
+        this.mirror = builder.mirror == null ? null
+                : new BitmapMirror(name, keys.live(), geometry, store, builder.mirror, MIRROR_LOADER);
+        if (mirror != null) {
+            subscribe();
+        }
+    }
+
+    /**
+     * Listens for adds and swaps made on other instances. While the subscription is down the
+     * mirror only misses bits, which sends checks to Redis: slower, never wrong.
+     */
+    private void subscribe() {
+        MIRROR_LOADER.execute(() -> {
+            while (!closed && subscription == null) {
+                try {
+                    subscription = store.subscribe(keys.events(), this::onEvent);
+                }
+                catch (RuntimeException ex) {
+                    log.warn("Filter '{}': mirror cannot hear other instances yet ({}); retrying", name, ex.getMessage());
+                    try {
+                        Thread.sleep(1_000);
+                    }
+                    catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            }
+        });
+    }
+
+    private void onEvent(byte[] message) {
+        if (message.length == 0) {
+            return;
+        }
+        if (message[0] == EVENT_SWAP) {
+            mirror.clear();
+        }
+        else if (message[0] == EVENT_ADD) {
+            int count = (message.length - 1) / 4;
+            long[] offsets = new long[count];
+            for (int i = 0; i < count; i++) {
+                int at = 1 + i * 4;
+                offsets[i] = (message[at] & 0xffL) << 24 | (message[at + 1] & 0xffL) << 16
+                        | (message[at + 2] & 0xffL) << 8 | (message[at + 3] & 0xffL);
+            }
+            mirror.apply(offsets, 0, count);
+        }
+    }
+
+    /** Stops listening for other instances' adds; the filter keeps working without its mirror's updates. */
+    public void close() {
+        closed = true;
+        AutoCloseable current = subscription;
+        subscription = null;
+        if (current != null) {
+            try {
+                current.close();
+            }
+            catch (Exception ex) {
+                log.debug("Filter '{}': closing the mirror subscription failed: {}", name, ex.toString());
+            }
+        }
+    }
+
+    /** The local mirror's counters, when the filter has one. */
+    public Optional<dev.bloomguard.core.mirror.MirrorStats> mirrorStats() {
+        return mirror == null ? Optional.empty() : Optional.of(mirror.stats());
     }
 
     public static Builder builder(String name, FilterGeometry geometry, BitmapStore store) {
@@ -110,6 +194,15 @@ public final class RedisBloomFilter {
         long[] offsets = new long[hashes + 1];
         BitPositions.fill(key, geometry.bits(), hashes, offsets, 0);
         offsets[hashes] = geometry.markerOffset();
+        if (mirror != null) {
+            BitmapMirror.Local local = mirror.lookup(offsets, hashes);
+            if (local == BitmapMirror.Local.PRESENT) {
+                return Membership.PRESENT;
+            }
+            if (local == BitmapMirror.Local.CLEAR_BIT && mirror.trustsAbsent()) {
+                return Membership.ABSENT;
+            }
+        }
         BitSet set;
         try {
             set = store.readBits(keys.live(), offsets, offsets.length, checkTimeout);
@@ -122,7 +215,13 @@ public final class RedisBloomFilter {
             notReady();
             return Membership.NOT_READY;
         }
-        return set.nextClearBit(0) >= hashes ? Membership.PRESENT : Membership.ABSENT;
+        if (set.nextClearBit(0) >= hashes) {
+            if (mirror != null) {
+                mirror.apply(offsets, 0, hashes);
+            }
+            return Membership.PRESENT;
+        }
+        return Membership.ABSENT;
     }
 
     /**
@@ -143,6 +242,11 @@ public final class RedisBloomFilter {
         }
         int marker = offsets.length - 1;
         offsets[marker] = geometry.markerOffset();
+        if (mirror != null && !present.isEmpty() && mirror.lookup(offsets, marker) == BitmapMirror.Local.PRESENT) {
+            List<Membership> allPresent = new ArrayList<>(keys.size());
+            keys.forEach(key -> allPresent.add(Membership.PRESENT));
+            return allPresent;
+        }
         Membership undecided = null;
         BitSet set = null;
         try {
@@ -226,6 +330,23 @@ public final class RedisBloomFilter {
         }
         if (count > 0) {
             store.journalAndSetBits(this.keys.journal(), entries, journalCapacity, this.keys.live(), offsets, count);
+            if (mirror != null) {
+                mirror.apply(offsets, 0, count);
+                publishAdd(offsets, count);
+            }
+        }
+    }
+
+    private void publishAdd(long[] offsets, int count) {
+        byte[] packed = pack(offsets, 0, count);
+        byte[] message = new byte[packed.length + 1];
+        message[0] = EVENT_ADD;
+        System.arraycopy(packed, 0, message, 1, packed.length);
+        try {
+            store.publish(keys.events(), message);
+        }
+        catch (BitmapStoreException ex) {
+            log.debug("Filter '{}': could not tell other mirrors about an add: {}", name, ex.getMessage());
         }
     }
 
@@ -279,6 +400,16 @@ public final class RedisBloomFilter {
             long replayed = store.swapIn(staging, keys.live(), keys.journal(), keys.meta(), meta);
             if (replayed < 0) {
                 throw new BitmapStoreException("staging key of filter '" + name + "' vanished before the swap", null);
+            }
+            if (mirror != null) {
+                mirror.clear();
+                try {
+                    store.publish(keys.events(), new byte[] { EVENT_SWAP });
+                }
+                catch (BitmapStoreException ex) {
+                    log.warn("Filter '{}': could not tell other mirrors about the swap ({}); they catch up within {}",
+                            name, ex.getMessage(), mirror.refreshAfter());
+                }
             }
             LoadReport report = new LoadReport(name, count, replayed,
                     Duration.ofNanos(System.nanoTime() - started), finished);
@@ -507,6 +638,7 @@ public final class RedisBloomFilter {
         private String instanceId = defaultInstanceId();
         private long journalCapacity = 1_000_000;
         private Consumer<RedisBloomFilter> notReadyListener;
+        private MirrorSettings mirror;
 
         private Builder(String name, FilterGeometry geometry, BitmapStore store) {
             checkArgument(name != null && !name.isBlank(), "filter name must not be blank");
@@ -555,6 +687,12 @@ public final class RedisBloomFilter {
          */
         public Builder onNotReady(Consumer<RedisBloomFilter> listener) {
             this.notReadyListener = listener;
+            return this;
+        }
+
+        /** Keeps a local, memory-bounded mirror of the bitmap that answers "present" without Redis. */
+        public Builder mirror(MirrorSettings settings) {
+            this.mirror = settings;
             return this;
         }
 

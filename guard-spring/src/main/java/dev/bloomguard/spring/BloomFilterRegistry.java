@@ -11,7 +11,7 @@ import dev.bloomguard.core.RedisBloomFilter;
  * Every filter declared under {@code bloom-guard.filters}, by name: inject it to check, add or
  * load keys programmatically.
  */
-public final class BloomFilterRegistry {
+public final class BloomFilterRegistry implements AutoCloseable {
 
     private final Map<String, RedisBloomFilter> filters;
 
@@ -41,5 +41,11 @@ public final class BloomFilterRegistry {
 
     public Map<String, RedisBloomFilter> asMap() {
         return filters;
+    }
+
+    /** Closes every filter's mirror subscription; Spring calls it when the context closes. */
+    @Override
+    public void close() {
+        filters.values().forEach(RedisBloomFilter::close);
     }
 }

@@ -34,6 +34,18 @@ public interface BitmapStore {
     void journalAndSetBits(String journalKey, List<byte[]> entries, long journalCapacity, String bitmapKey,
             long[] offsets, int count);
 
+    /** {@code GETRANGE key start end} (inclusive byte offsets); empty when the key does not exist. */
+    byte[] getRange(String key, long start, long end);
+
+    /** {@code PUBLISH channel message}. */
+    void publish(String channel, byte[] message);
+
+    /**
+     * Subscribes {@code listener} to {@code channel} on a connection of its own, which
+     * reconnects and resubscribes by itself; closing the result unsubscribes.
+     */
+    AutoCloseable subscribe(String channel, java.util.function.Consumer<byte[]> listener);
+
     /**
      * Writes {@code bitmap} as the whole value of {@code key}, expiring after {@code expiry}:
      * one {@code SET} for the first chunk and {@code SETRANGE} for the rest, so Redis allocates

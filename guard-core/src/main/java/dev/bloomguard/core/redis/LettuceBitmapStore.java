@@ -161,6 +161,39 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
+    public byte[] getRange(String key, long start, long end) {
+        byte[] value = call("GETRANGE", operationTimeout, commands -> List.of(commands.getrange(bytes(key), start, end)));
+        return value == null ? new byte[0] : value;
+    }
+
+    @Override
+    public void publish(String channel, byte[] message) {
+        call("PUBLISH", operationTimeout, commands -> List.of(commands.publish(bytes(channel), message)));
+    }
+
+    @Override
+    public AutoCloseable subscribe(String channel, java.util.function.Consumer<byte[]> listener) {
+        RedisConnection connection;
+        try {
+            connection = connectionFactory.getConnection();
+            connection.subscribe((message, pattern) -> listener.accept(message.getBody()), bytes(channel));
+        }
+        catch (RuntimeException ex) {
+            throw new BitmapStoreException("could not subscribe to " + channel + ": " + ex.getMessage(), ex);
+        }
+        return () -> {
+            try {
+                if (connection.getSubscription() != null) {
+                    connection.getSubscription().close();
+                }
+            }
+            finally {
+                connection.close();
+            }
+        };
+    }
+
+    @Override
     public void writeBitmap(String key, byte[] bitmap, Duration expiry) {
         byte[] rawKey = bytes(key);
         int first = Math.min(bitmap.length, UPLOAD_CHUNK_BYTES);

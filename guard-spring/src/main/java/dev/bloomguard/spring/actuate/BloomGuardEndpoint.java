@@ -112,7 +112,8 @@ public final class BloomGuardEndpoint {
                 status.liveSince().orElse(null), status.liveKeys() >= 0 ? status.liveKeys() : null,
                 status.loadedBy().orElse(null), status.lockHolder().orElse(null), snapshot.readAt(),
                 filter.instanceId(), filter.lastLoad().map(LoadDescriptor::of).orElse(null),
-                warmer != null && warmer.isWarming(filter.name()), statuses.circuitState().orElse(null));
+                warmer != null && warmer.isWarming(filter.name()), statuses.circuitState().orElse(null),
+                filter.mirrorStats().orElse(null));
     }
 
     /** Every filter by name. */
@@ -137,11 +138,13 @@ public final class BloomGuardEndpoint {
      * @param lastLoad the last load this instance completed
      * @param warming whether this instance is loading the filter now
      * @param circuit the circuit breaker in front of Redis: CLOSED, OPEN or HALF_OPEN
+     * @param mirror the local mirror's pages, memory and lookups, when the filter has one
      */
     public record FilterDescriptor(String name, FilterState state, GeometryDescriptor geometry, String key,
             Long bitCount, Double fillRatio, Double estimatedFpp, Long approximateCount, Instant liveSince,
             Long liveKeys, String loadedBy, String lockHolder, Instant statusReadAt, String instance,
-            LoadDescriptor lastLoad, boolean warming, CircuitBreaker.State circuit) implements OperationResponseBody {
+            LoadDescriptor lastLoad, boolean warming, CircuitBreaker.State circuit,
+            dev.bloomguard.core.mirror.MirrorStats mirror) implements OperationResponseBody {
     }
 
     /**

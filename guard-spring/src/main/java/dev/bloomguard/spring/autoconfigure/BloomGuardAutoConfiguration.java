@@ -88,12 +88,15 @@ public class BloomGuardAutoConfiguration {
                 + UUID.randomUUID().toString().substring(0, 8);
         properties.getFilters().forEach((name, settings) -> {
             FilterGeometry geometry = FilterSettingsValidator.geometry(properties, name, settings);
-            filters.put(name, RedisBloomFilter.builder(name, geometry, store)
+            RedisBloomFilter.Builder builder = RedisBloomFilter.builder(name, geometry, store)
                     .keyPrefix(properties.getKeyPrefix())
                     .checkTimeout(properties.getRedisTimeout())
                     .instanceId(instanceId)
-                    .onNotReady(filter -> warmer.ifAvailable(available -> available.onNotReady(filter)))
-                    .build());
+                    .onNotReady(filter -> warmer.ifAvailable(available -> available.onNotReady(filter)));
+            if (settings.getLocalMirror().isEnabled()) {
+                builder.mirror(FilterSettingsValidator.mirrorSettings(settings.getLocalMirror()));
+            }
+            filters.put(name, builder.build());
         });
         return new BloomFilterRegistry(filters);
     }

@@ -12,6 +12,7 @@ import dev.bloomguard.spring.actuate.FilterStatusCache;
 import dev.bloomguard.spring.metrics.FilterStatusGauges;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.metrics.MicrometerGuardMetrics;
+import dev.bloomguard.spring.metrics.MirrorMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
@@ -31,6 +32,12 @@ public class BloomGuardMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     public GuardMetrics bloomGuardMetrics(MeterRegistry meterRegistry, BloomFilterRegistry filters) {
         return new MicrometerGuardMetrics(meterRegistry, filters.names());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public MirrorMetrics bloomGuardMirrorMetrics(MeterRegistry meterRegistry, BloomFilterRegistry filters) {
+        return new MirrorMetrics(meterRegistry, filters);
     }
 
     @Bean

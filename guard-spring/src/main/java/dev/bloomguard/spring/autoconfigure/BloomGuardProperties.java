@@ -201,6 +201,9 @@ public class BloomGuardProperties {
         /** Periodic rebuilds from the warmup SQL, which drop deleted keys. */
         private Rebuild rebuild = new Rebuild();
 
+        /** A local copy of the bitmap that answers "present" without a Redis round trip. */
+        private LocalMirror localMirror = new LocalMirror();
+
         public long getExpectedInsertions() {
             return expectedInsertions;
         }
@@ -237,8 +240,64 @@ public class BloomGuardProperties {
             return rebuild;
         }
 
+        public LocalMirror getLocalMirror() {
+            return localMirror;
+        }
+
+        public void setLocalMirror(LocalMirror localMirror) {
+            this.localMirror = localMirror;
+        }
+
         public void setRebuild(Rebuild rebuild) {
             this.rebuild = rebuild;
+        }
+    }
+
+    /** The local mirror of one filter's bitmap. */
+    public static class LocalMirror {
+
+        /** Whether to keep a local mirror; checks of present keys then cost no Redis round trip. */
+        private boolean enabled = false;
+
+        /** Most memory the mirror's pages may take; a larger filter is mirrored page by page. */
+        private DataSize maxMemory = DataSize.ofMegabytes(64);
+
+        /** A page is re-read from Redis this long after it was loaded. */
+        private Duration refreshAfter = Duration.ofSeconds(30);
+
+        /** Answer "absent" from the mirror without asking Redis: faster, but a key added on another instance a moment ago may be blocked until its bits arrive. */
+        private boolean trustAbsent = false;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public DataSize getMaxMemory() {
+            return maxMemory;
+        }
+
+        public void setMaxMemory(DataSize maxMemory) {
+            this.maxMemory = maxMemory;
+        }
+
+        public Duration getRefreshAfter() {
+            return refreshAfter;
+        }
+
+        public void setRefreshAfter(Duration refreshAfter) {
+            this.refreshAfter = refreshAfter;
+        }
+
+        public boolean isTrustAbsent() {
+            return trustAbsent;
+        }
+
+        public void setTrustAbsent(boolean trustAbsent) {
+            this.trustAbsent = trustAbsent;
         }
     }
 

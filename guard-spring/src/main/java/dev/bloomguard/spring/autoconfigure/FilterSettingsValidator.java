@@ -6,6 +6,7 @@ import java.util.Map;
 import dev.bloomguard.spring.BloomGuardConfigurationException;
 
 import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.mirror.MirrorSettings;
 
 /**
  * Turns bad {@code bloom-guard.*} values into a startup failure that names the property and
@@ -36,6 +37,15 @@ final class FilterSettingsValidator {
             if (interval == null || interval.isNegative()) {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
                         + ".rebuild.interval (" + interval + ") must not be negative");
+            }
+            BloomGuardProperties.LocalMirror mirror = entry.getValue().getLocalMirror();
+            if (mirror.isEnabled()) {
+                try {
+                    mirrorSettings(mirror);
+                }
+                catch (IllegalArgumentException ex) {
+                    throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey() + "." + ex.getMessage());
+                }
             }
             if (warmup.getFetchSize() < 1) {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
@@ -72,6 +82,11 @@ final class FilterSettingsValidator {
                     + "), more than bloom-guard.max-filter-size (" + limit + " bytes)");
         }
         return geometry;
+    }
+
+    static MirrorSettings mirrorSettings(BloomGuardProperties.LocalMirror mirror) {
+        return new MirrorSettings(mirror.getMaxMemory().toBytes(), mirror.getRefreshAfter(),
+                MirrorSettings.DEFAULT_PAGE_BYTES, mirror.isTrustAbsent());
     }
 
     private static void requirePositive(String property, Duration value) {

@@ -18,6 +18,14 @@ public final class BloomGuardMetricNames {
     /** Gauge of the distinct keys the filter holds, estimated from its fill, tag {@code filter}. */
     public static final String APPROXIMATE_COUNT = "bloomguard.filter.approximate.count";
 
+    /** Counter of local mirror lookups, tags {@code filter} and {@code result} (hit, miss, confirmed). */
+    public static final String MIRROR_LOOKUPS = "bloomguard.mirror.lookups";
+
+    /** Gauge of the bytes a filter's local mirror holds in memory, tag {@code filter}. */
+    public static final String MIRROR_MEMORY = "bloomguard.mirror.memory";
+
+    public static final String TAG_RESULT = "result";
+
     public static final String TAG_FILTER = "filter";
 
     public static final String TAG_OUTCOME = "outcome";

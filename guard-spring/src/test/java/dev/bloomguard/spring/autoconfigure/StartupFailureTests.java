@@ -104,6 +104,13 @@ class StartupFailureTests {
     }
 
     @Test
+    void failsOnALocalMirrorTooSmallForOnePage() {
+        runner.withPropertyValues("bloom-guard.filters.user.local-mirror.enabled=true",
+                "bloom-guard.filters.user.local-mirror.max-memory=1KB")
+                .run(failsWith("bloom-guard.filters.user.local-mirror.max-memory (1024 bytes) must hold at least one page"));
+    }
+
+    @Test
     void failsOnMissingNamedDataSource() {
         runner.withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT id FROM users",
                 "bloom-guard.filters.user.warmup.datasource=reportingDataSource")

@@ -208,6 +208,30 @@ class MultipleInstancesTests {
         }
     }
 
+    @Test
+    void withMirrorsAKeyAddedOnOneInstancePassesOnTheOtherAtOnceAThousandTimesInARow() throws Exception {
+        String prefix = prefix();
+        String[] mirror = { "bloom-guard.filters.user.local-mirror.enabled=true",
+                "bloom-guard.filters.user.local-mirror.max-memory=4MB" };
+        try (ConfigurableApplicationContext a = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL, mirror);
+                ConfigurableApplicationContext b = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL, mirror)) {
+            GuardedApp.Directory onA = a.getBean(GuardedApp.Directory.class);
+            GuardedApp.Directory onB = b.getBean(GuardedApp.Directory.class);
+            for (long id = 2; id <= 20_000; id += 2) {
+                onB.find(id);
+            }
+            for (int i = 0; i < 1_000; i++) {
+                long id = onA.create();
+                assertThat(onB.find(id)).as("added on a, checked on b, round %s", i).isEqualTo(id);
+            }
+            io.micrometer.core.instrument.MeterRegistry meters = b.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+            assertThat(meters.get("bloomguard.mirror.lookups").tag("filter", "user").tag("result", "hit")
+                    .functionCounter().count()).as("checks answered from b's memory").isPositive();
+            assertThat(meters.get("bloomguard.mirror.memory").tag("filter", "user").gauge().value())
+                    .isPositive().isLessThanOrEqualTo(4 * 1024 * 1024);
+        }
+    }
+
     private static String prefix() {
         return "fleet" + (++testNumber);
     }

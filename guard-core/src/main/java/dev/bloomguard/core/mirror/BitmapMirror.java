@@ -1,0 +1,157 @@
+package dev.bloomguard.core.mirror;
+
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.LoadingCache;
+
+import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.redis.BitmapStore;
+
+/**
+ * A local copy of a filter's Redis bitmap, in pages that Caffeine keeps within a memory budget
+ * and re-reads from Redis ({@code GETRANGE}) after a while. It answers "present" from memory;
+ * it never answers "absent" by itself (unless told to trust it): a clear bit here may only mean
+ * the page is older than an add made on another instance, so the caller confirms with Redis.
+ * Adds reach it at once from this instance and promptly from the others (pub/sub); a swap
+ * (rebuild, re-warm) empties it.
+ *
+ * <p>The thing not to get wrong: pages are read racily. A reader may miss a bit another thread
+ * is setting; that is safe, because a missed bit only ever leads to asking Redis.
+ */
+public final class BitmapMirror {
+
+    /** What memory alone says about a key. */
+    public enum Local {
+        /** Every bit is set in cached pages. */
+        PRESENT,
+        /** A cached page has a clear bit: absent, or an add this copy has not seen yet. */
+        CLEAR_BIT,
+        /** A page is not cached (it is being loaded now). */
+        NOT_CACHED
+    }
+
+    private static final Logger log = LoggerFactory.getLogger(BitmapMirror.class);
+
+    private final String name;
+    private final String key;
+    private final BitmapStore store;
+    private final MirrorSettings settings;
+    private final long pageBits;
+    private final LoadingCache<Long, Page> pages;
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final LongAdder confirmed = new LongAdder();
+
+    public BitmapMirror(String name, String key, FilterGeometry geometry, BitmapStore store, MirrorSettings settings,
+            Executor loader) {
+        this.name = name;
+        this.key = key;
+        this.store = store;
+        this.settings = settings;
+        this.pageBits = settings.pageBytes() * 8L;
+        long lastPage = geometry.markerOffset() / pageBits;
+        this.pages = Caffeine.newBuilder()
+                .maximumWeight(settings.maxMemoryBytes())
+                .weigher((Long index, Page page) -> page.bytes.length)
+                .refreshAfterWrite(settings.refreshAfter())
+                .executor(loader)
+                .build(index -> load(index, lastPage));
+    }
+
+    private Page load(long index, long lastPage) {
+        if (index > lastPage) {
+            throw new IllegalArgumentException("page " + index + " is past the end of filter '" + name + "'");
+        }
+        long start = index * settings.pageBytes();
+        byte[] bytes = store.getRange(key, start, start + settings.pageBytes() - 1);
+        Page page = new Page(settings.pageBytes());
+        System.arraycopy(bytes, 0, page.bytes, 0, Math.min(bytes.length, page.bytes.length));
+        return page;
+    }
+
+    /**
+     * Looks {@code offsets[0 .. count)} up in memory. Pages not cached are requested in the
+     * background and the answer is {@link Local#NOT_CACHED}.
+     */
+    public Local lookup(long[] offsets, int count) {
+        boolean allCached = true;
+        boolean clear = false;
+        for (int i = 0; i < count; i++) {
+            long offset = offsets[i];
+            Page page = pages.getIfPresent(offset / pageBits);
+            if (page == null) {
+                allCached = false;
+                pages.refresh(offset / pageBits);
+                continue;
+            }
+            if (!page.get(offset % pageBits)) {
+                clear = true;
+            }
+        }
+        if (!allCached) {
+            misses.increment();
+            return Local.NOT_CACHED;
+        }
+        if (clear) {
+            confirmed.increment();
+            return Local.CLEAR_BIT;
+        }
+        hits.increment();
+        return Local.PRESENT;
+    }
+
+    /** Sets bits that are known set in Redis (an add, or a key Redis confirmed present), in cached pages only. */
+    public void apply(long[] offsets, int from, int count) {
+        for (int i = from; i < from + count; i++) {
+            long offset = offsets[i];
+            Page page = pages.getIfPresent(offset / pageBits);
+            if (page != null) {
+                page.set(offset % pageBits);
+            }
+        }
+    }
+
+    /** Drops every page: the live bitmap was replaced. */
+    public void clear() {
+        pages.invalidateAll();
+        log.debug("Filter '{}': mirror cleared after a swap", name);
+    }
+
+    public boolean trustsAbsent() {
+        return settings.trustAbsent();
+    }
+
+    public MirrorStats stats() {
+        pages.cleanUp();
+        return new MirrorStats(pages.estimatedSize(), pages.policy().eviction().map(eviction -> eviction.weightedSize()
+                .orElse(0L)).orElse(0L), settings.maxMemoryBytes(), hits.sum(), misses.sum(), confirmed.sum());
+    }
+
+    public Duration refreshAfter() {
+        return settings.refreshAfter();
+    }
+
+    /** One page of the bitmap, in Redis bit order. */
+    private static final class Page {
+
+        private final byte[] bytes;
+
+        Page(int size) {
+            this.bytes = new byte[size];
+        }
+
+        boolean get(long bit) {
+            return (bytes[(int) (bit >>> 3)] & (0x80 >>> (bit & 7))) != 0;
+        }
+
+        synchronized void set(long bit) {
+            bytes[(int) (bit >>> 3)] |= (byte) (0x80 >>> (bit & 7));
+        }
+    }
+}
