@@ -135,14 +135,7 @@ class RedisOutageTests {
             assertThat(bypassed(context) - before).isEqualTo(10);
             assertThat(users.calls()).as("no rejected call reached the repository").isEqualTo(calls);
             redis.restart();
-            await("guarding again after the restart", Duration.ofSeconds(30), () -> {
-                try {
-                    return directory.find(2) == 2;
-                }
-                catch (BloomGuardRejectedException ex) {
-                    return false;
-                }
-            });
+            await("guarding again after the restart", Duration.ofSeconds(30), () -> !rejects(directory, 2));
         }
     }
 
@@ -184,15 +177,7 @@ class RedisOutageTests {
             assertThat(bypassed(context) - before).isEqualTo(2);
             log.info("Check latency with Redis paused (CLIENT PAUSE), circuit closed: max {} µs", max(paused) / 1000);
             assertThat(max(paused)).isLessThan(REDIS_TIMEOUT.plus(MARGIN).toNanos());
-            await("blocking again after the pause", Duration.ofSeconds(10), () -> {
-                try {
-                    directory.find(absent);
-                    return false;
-                }
-                catch (BloomGuardRejectedException ex) {
-                    return true;
-                }
-            });
+            await("blocking again after the pause", Duration.ofSeconds(10), () -> rejects(directory, absent));
         }
     }
 
@@ -265,6 +250,17 @@ class RedisOutageTests {
 
     private ConfigurableApplicationContext start() {
         return GuardedApp.start(redis.port(), "outage" + (++testNumber), TABLE, WARMUP_SQL);
+    }
+
+    /** Whether the guard rejects {@code id} right now. */
+    private static boolean rejects(GuardedApp.Directory directory, long id) {
+        try {
+            directory.find(id);
+            return false;
+        }
+        catch (BloomGuardRejectedException ex) {
+            return true;
+        }
     }
 
     private static List<Long> presentSample() {
