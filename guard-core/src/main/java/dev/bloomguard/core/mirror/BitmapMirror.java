@@ -7,11 +7,13 @@ import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import com.github.benmanes.caffeine.cache.CacheLoader;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.LoadingCache;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.core.redis.CircuitBreaker;
 
 /**
  * A local copy of a filter's Redis bitmap, in pages that Caffeine keeps within a memory budget
@@ -61,7 +63,24 @@ public final class BitmapMirror {
                 .weigher((Long index, Page page) -> page.bytes.length)
                 .refreshAfterWrite(settings.refreshAfter())
                 .executor(loader)
-                .build(index -> load(index, lastPage));
+                .build(new CacheLoader<Long, Page>() {
+                    @Override
+                    public Page load(Long index) {
+                        return BitmapMirror.this.load(index, lastPage);
+                    }
+
+                    /** A page that cannot be re-read (Redis down) stays as it was, quietly: it only ever says "present" for bits Redis had. */
+                    @Override
+                    public Page reload(Long index, Page previous) {
+                        try {
+                            return load(index);
+                        }
+                        catch (RuntimeException ex) {
+                            log.debug("Filter '{}': mirror page {} not refreshed: {}", name, index, ex.getMessage());
+                            return previous;
+                        }
+                    }
+                });
     }
 
     private Page load(long index, long lastPage) {
@@ -87,7 +106,9 @@ public final class BitmapMirror {
             Page page = pages.getIfPresent(offset / pageBits);
             if (page == null) {
                 allCached = false;
-                pages.refresh(offset / pageBits);
+                if (store.circuitState() != CircuitBreaker.State.OPEN) {
+                    pages.refresh(offset / pageBits);
+                }
                 continue;
             }
             if (!page.get(offset % pageBits)) {
