@@ -36,6 +36,15 @@ final class InMemoryBitmapStore implements BitmapStore {
     }
 
     @Override
+    public List<BitSet> readBitsMany(List<String> keys, List<long[]> offsets, Duration timeout) {
+        List<BitSet> answers = new java.util.ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            answers.add(readBits(keys.get(i), offsets.get(i), offsets.get(i).length, timeout));
+        }
+        return answers;
+    }
+
+    @Override
     public void setBits(String key, long[] offsets, int count) {
         throw new UnsupportedOperationException("the benchmark only reads");
     }

@@ -9,28 +9,53 @@ import java.util.UUID;
  * geometry are never read with another; the part in braces is a cluster hash tag, so a
  * filter's staging key lands in the same slot as its live key and {@code RENAME} can swap them.
  *
- * <p>Live key: {@code <prefix>:{<filter>:<geometry>:0}}, e.g. {@code bg:{user:m9585088k7:0}};
+ * <p>Live key of shard i: {@code <prefix>:{<filter>:<geometry>:i}}, e.g. {@code bg:{user:m9585088k7:0}};
  * beside it, in the same slot: {@code :adds} (journal), {@code :meta}, {@code :lock} and
  * {@code :staging:<id>}.
  */
 public final class FilterKeys {
 
     private final String live;
+    private final String[] shardLive;
 
-    private FilterKeys(String live) {
-        this.live = live;
+    private FilterKeys(String base, int shards) {
+        this.shardLive = new String[shards];
+        for (int shard = 0; shard < shards; shard++) {
+            shardLive[shard] = base + shard + "}";
+        }
+        this.live = shardLive[0];
     }
 
     public static FilterKeys of(String keyPrefix, String filterName, FilterGeometry geometry) {
         checkArgument(keyPrefix != null && !keyPrefix.isBlank(), "key-prefix (%s) must not be blank", keyPrefix);
         checkArgument(filterName != null && filterName.matches("[A-Za-z0-9_.-]+"),
                 "filter name (%s) may only use letters, digits, '_', '.' and '-'", filterName);
-        return new FilterKeys(keyPrefix + ":{" + filterName + ":" + geometry.id() + ":0}");
+        return new FilterKeys(keyPrefix + ":{" + filterName + ":" + geometry.id() + ":", geometry.shards());
     }
 
-    /** The key checks read. */
+    /** The live key of shard 0, which also carries the filter's journal of record, metadata, lock and events. */
     public String live() {
         return live;
+    }
+
+    /** The live key of {@code shard}: its own hash slot, so shards spread over a cluster's nodes. */
+    public String live(int shard) {
+        return shardLive[shard];
+    }
+
+    /** The adds journal of {@code shard}, in the shard's slot. */
+    public String journal(int shard) {
+        return shardLive[shard] + ":adds";
+    }
+
+    /** A fresh staging key for one bulk load of {@code shard}, in the shard's slot. */
+    public String newStaging(int shard) {
+        return shardLive[shard] + ":staging:" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /** The swap script's metadata key of {@code shard}; only shard 0's carries fields. */
+    public String meta(int shard) {
+        return shardLive[shard] + ":meta";
     }
 
     /** The list of adds since the last swap, replayed onto the next one (packed bit offsets). */

@@ -21,12 +21,12 @@ public record FilterStatus(String name, FilterGeometry geometry, String key, Fil
         double fillRatio, double estimatedFpp, long approximateCount, Optional<Instant> liveSince, long liveKeys,
         Optional<String> loadedBy, Optional<String> lockHolder, Optional<LoadReport> lastLoad) {
 
-    /** -(m/k) ln(1 - X/m), the usual estimate of how many distinct keys set X of m bits. */
+    /** -(m/k) ln(1 - X/m), the usual estimate of how many distinct keys set X of m bits (m over all shards). */
     static long approximateCount(long bitCount, FilterGeometry geometry) {
         if (bitCount < 0) {
             return -1;
         }
-        double m = geometry.bits();
+        double m = geometry.totalBits();
         if (bitCount >= m) {
             return Long.MAX_VALUE;
         }

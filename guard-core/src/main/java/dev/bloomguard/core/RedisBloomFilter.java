@@ -98,7 +98,7 @@ public final class RedisBloomFilter {
         this.journalCapacity = builder.journalCapacity;
         this.notReadyListener = builder.notReadyListener;
         this.mirror = builder.mirror == null ? null
-                : new BitmapMirror(name, keys.live(), geometry, store, builder.mirror, MIRROR_LOADER);
+                : new BitmapMirror(name, keys::live, geometry, store, builder.mirror, MIRROR_LOADER);
         if (mirror != null) {
             subscribe();
         }
@@ -135,16 +135,22 @@ public final class RedisBloomFilter {
         if (message[0] == EVENT_SWAP) {
             mirror.clear();
         }
-        else if (message[0] == EVENT_ADD) {
-            int count = (message.length - 1) / 4;
+        else if (message[0] == EVENT_ADD && message.length >= 5) {
+            int shard = (int) unpack(message, 1);
+            int count = (message.length - 5) / 4;
             long[] offsets = new long[count];
             for (int i = 0; i < count; i++) {
-                int at = 1 + i * 4;
-                offsets[i] = (message[at] & 0xffL) << 24 | (message[at + 1] & 0xffL) << 16
-                        | (message[at + 2] & 0xffL) << 8 | (message[at + 3] & 0xffL);
+                offsets[i] = unpack(message, 5 + i * 4);
             }
-            mirror.apply(offsets, 0, count);
+            if (shard >= 0 && shard < geometry.shards()) {
+                mirror.apply(shard, offsets, 0, count);
+            }
         }
+    }
+
+    private static long unpack(byte[] bytes, int at) {
+        return (bytes[at] & 0xffL) << 24 | (bytes[at + 1] & 0xffL) << 16 | (bytes[at + 2] & 0xffL) << 8
+                | (bytes[at + 3] & 0xffL);
     }
 
     /** Stops listening for other instances' adds; the filter keeps working without its mirror's updates. */
@@ -188,14 +194,17 @@ public final class RedisBloomFilter {
         return instanceId;
     }
 
-    /** What the filter says about {@code key}, in one Redis round trip. Never throws for Redis failures. */
+    /**
+     * What the filter says about {@code key}, in one Redis round trip to the node of the key's
+     * shard (none when the mirror knows the key). Never throws for Redis failures.
+     */
     public Membership check(Object key) {
         int hashes = geometry.hashes();
         long[] offsets = new long[hashes + 1];
-        BitPositions.fill(key, geometry.bits(), hashes, offsets, 0);
+        int shard = BitPositions.fillSharded(key, geometry.bits(), hashes, geometry.shards(), offsets, 0);
         offsets[hashes] = geometry.markerOffset();
         if (mirror != null) {
-            BitmapMirror.Local local = mirror.lookup(offsets, hashes);
+            BitmapMirror.Local local = mirror.lookup(shard, offsets, hashes);
             if (local == BitmapMirror.Local.PRESENT) {
                 return Membership.PRESENT;
             }
@@ -205,7 +214,7 @@ public final class RedisBloomFilter {
         }
         BitSet set;
         try {
-            set = store.readBits(keys.live(), offsets, offsets.length, checkTimeout);
+            set = store.readBits(keys.live(shard), offsets, offsets.length, checkTimeout);
         }
         catch (BitmapStoreException ex) {
             log.debug("Filter '{}': check failed: {}", name, ex.getMessage());
@@ -217,7 +226,7 @@ public final class RedisBloomFilter {
         }
         if (set.nextClearBit(0) >= hashes) {
             if (mirror != null) {
-                mirror.apply(offsets, 0, hashes);
+                mirror.apply(shard, offsets, 0, hashes);
             }
             return Membership.PRESENT;
         }
@@ -225,56 +234,95 @@ public final class RedisBloomFilter {
     }
 
     /**
-     * What the filter says about each of {@code keys}, in iteration order, in one Redis round trip.
-     * Null elements answer {@link Membership#PRESENT}: they are never checked, so never blocked.
+     * What the filter says about each of {@code keys}, in iteration order: one {@code BITFIELD_RO}
+     * per shard that holds any of them, all sent before any reply is awaited, so a batch costs
+     * about one round trip per node. Null elements answer {@link Membership#PRESENT}: they are
+     * never checked, so never blocked.
      */
     public List<Membership> checkAll(Collection<?> keys) {
         int hashes = geometry.hashes();
+        int shards = geometry.shards();
         List<Object> present = new ArrayList<>(keys.size());
         for (Object key : keys) {
             if (key != null) {
                 present.add(key);
             }
         }
-        long[] offsets = new long[present.size() * hashes + 1];
+        long[] offsets = new long[present.size() * hashes];
+        int[] shardOf = new int[present.size()];
+        int[] perShard = new int[shards];
+        boolean allInMirror = mirror != null && !present.isEmpty();
         for (int i = 0; i < present.size(); i++) {
-            BitPositions.fill(present.get(i), geometry.bits(), hashes, offsets, i * hashes);
+            shardOf[i] = BitPositions.fillSharded(present.get(i), geometry.bits(), hashes, shards, offsets, i * hashes);
+            perShard[shardOf[i]]++;
+            if (allInMirror) {
+                long[] single = java.util.Arrays.copyOfRange(offsets, i * hashes, (i + 1) * hashes);
+                allInMirror = mirror.lookup(shardOf[i], single, hashes) == BitmapMirror.Local.PRESENT;
+            }
         }
-        int marker = offsets.length - 1;
-        offsets[marker] = geometry.markerOffset();
-        if (mirror != null && !present.isEmpty() && mirror.lookup(offsets, marker) == BitmapMirror.Local.PRESENT) {
+        if (allInMirror) {
             List<Membership> allPresent = new ArrayList<>(keys.size());
             keys.forEach(key -> allPresent.add(Membership.PRESENT));
             return allPresent;
         }
-        Membership undecided = null;
-        BitSet set = null;
-        try {
-            set = store.readBits(this.keys.live(), offsets, offsets.length, checkTimeout);
-            if (!set.get(marker)) {
-                undecided = Membership.NOT_READY;
-                notReady();
+        List<String> shardKeys = new ArrayList<>();
+        List<long[]> probes = new ArrayList<>();
+        int[] slotOfShard = new int[shards];
+        int[] filled = new int[shards];
+        java.util.Arrays.fill(slotOfShard, -1);
+        for (int shard = 0; shard < shards; shard++) {
+            if (perShard[shard] > 0) {
+                slotOfShard[shard] = shardKeys.size();
+                shardKeys.add(this.keys.live(shard));
+                long[] shardProbes = new long[perShard[shard] * hashes + 1];
+                shardProbes[shardProbes.length - 1] = geometry.markerOffset();
+                probes.add(shardProbes);
             }
         }
-        catch (BitmapStoreException ex) {
-            log.debug("Filter '{}': batch check failed: {}", name, ex.getMessage());
-            undecided = Membership.UNAVAILABLE;
+        int[] positionInShard = new int[present.size()];
+        for (int i = 0; i < present.size(); i++) {
+            int shard = shardOf[i];
+            positionInShard[i] = filled[shard]++;
+            System.arraycopy(offsets, i * hashes, probes.get(slotOfShard[shard]), positionInShard[i] * hashes, hashes);
         }
+        List<BitSet> answers = null;
+        Membership failure = null;
+        if (!shardKeys.isEmpty()) {
+            try {
+                answers = store.readBitsMany(shardKeys, probes, checkTimeout);
+            }
+            catch (BitmapStoreException ex) {
+                log.debug("Filter '{}': batch check failed: {}", name, ex.getMessage());
+                failure = Membership.UNAVAILABLE;
+            }
+        }
+        boolean notReadySeen = false;
         List<Membership> result = new ArrayList<>(keys.size());
         int index = 0;
         for (Object key : keys) {
             if (key == null) {
                 result.add(Membership.PRESENT);
+                continue;
             }
-            else if (undecided != null) {
-                result.add(undecided);
+            if (failure != null) {
+                result.add(failure);
                 index++;
+                continue;
+            }
+            int slot = slotOfShard[shardOf[index]];
+            BitSet set = answers.get(slot);
+            if (!set.get(probes.get(slot).length - 1)) {
+                result.add(Membership.NOT_READY);
+                notReadySeen = true;
             }
             else {
-                int from = index * hashes;
+                int from = positionInShard[index] * hashes;
                 result.add(set.nextClearBit(from) >= from + hashes ? Membership.PRESENT : Membership.ABSENT);
-                index++;
             }
+            index++;
+        }
+        if (notReadySeen) {
+            notReady();
         }
         return result;
     }
@@ -295,14 +343,28 @@ public final class RedisBloomFilter {
         return check(key) != Membership.ABSENT;
     }
 
-    /** True when the live bitmap is complete (its marker is set). */
+    /** True when the live bitmap of every shard is complete (its marker is set). */
     public boolean isReady() {
         try {
-            return store.readBits(keys.live(), new long[] { geometry.markerOffset() }, 1, checkTimeout).get(0);
+            return readyShards() == geometry.shards();
         }
         catch (BitmapStoreException ex) {
             return false;
         }
+    }
+
+    private int readyShards() {
+        List<String> shardKeys = new ArrayList<>(geometry.shards());
+        List<long[]> markers = new ArrayList<>(geometry.shards());
+        for (int shard = 0; shard < geometry.shards(); shard++) {
+            shardKeys.add(keys.live(shard));
+            markers.add(new long[] { geometry.markerOffset() });
+        }
+        int ready = 0;
+        for (BitSet marker : store.readBitsMany(shardKeys, markers, checkTimeout)) {
+            ready += marker.get(0) ? 1 : 0;
+        }
+        return ready;
     }
 
     /**
@@ -315,33 +377,50 @@ public final class RedisBloomFilter {
         addAll(List.of(key));
     }
 
-    /** Adds every non-null key of {@code keys} in one round trip. */
+    /** Adds every non-null key of {@code keys}: one round trip per shard they fall in. */
     public void addAll(Collection<?> keys) {
         int hashes = geometry.hashes();
-        long[] offsets = new long[keys.size() * hashes];
-        List<byte[]> entries = new ArrayList<>(keys.size());
-        int count = 0;
+        int shards = geometry.shards();
+        List<List<long[]>> byShard = new ArrayList<>(shards);
+        for (int shard = 0; shard < shards; shard++) {
+            byShard.add(new ArrayList<>());
+        }
+        long[] offsets = new long[hashes];
         for (Object key : keys) {
             if (key != null) {
-                BitPositions.fill(key, geometry.bits(), hashes, offsets, count);
-                entries.add(pack(offsets, count, hashes));
-                count += hashes;
+                int shard = BitPositions.fillSharded(key, geometry.bits(), hashes, shards, offsets, 0);
+                byShard.get(shard).add(offsets.clone());
             }
         }
-        if (count > 0) {
-            store.journalAndSetBits(this.keys.journal(), entries, journalCapacity, this.keys.live(), offsets, count);
+        for (int shard = 0; shard < shards; shard++) {
+            List<long[]> added = byShard.get(shard);
+            if (added.isEmpty()) {
+                continue;
+            }
+            long[] all = new long[added.size() * hashes];
+            List<byte[]> entries = new ArrayList<>(added.size());
+            for (int i = 0; i < added.size(); i++) {
+                System.arraycopy(added.get(i), 0, all, i * hashes, hashes);
+                entries.add(pack(all, i * hashes, hashes));
+            }
+            store.journalAndSetBits(this.keys.journal(shard), entries, journalCapacity, this.keys.live(shard), all,
+                    all.length);
             if (mirror != null) {
-                mirror.apply(offsets, 0, count);
-                publishAdd(offsets, count);
+                mirror.apply(shard, all, 0, all.length);
+                publishAdd(shard, all, all.length);
             }
         }
     }
 
-    private void publishAdd(long[] offsets, int count) {
+    private void publishAdd(int shard, long[] offsets, int count) {
         byte[] packed = pack(offsets, 0, count);
-        byte[] message = new byte[packed.length + 1];
+        byte[] message = new byte[packed.length + 5];
         message[0] = EVENT_ADD;
-        System.arraycopy(packed, 0, message, 1, packed.length);
+        message[1] = (byte) (shard >>> 24);
+        message[2] = (byte) (shard >>> 16);
+        message[3] = (byte) (shard >>> 8);
+        message[4] = (byte) shard;
+        System.arraycopy(packed, 0, message, 5, packed.length);
         try {
             store.publish(keys.events(), message);
         }
@@ -384,12 +463,20 @@ public final class RedisBloomFilter {
             throw new IllegalStateException("filter '" + name + "' is already loading");
         }
         long started = System.nanoTime();
-        String staging = keys.newStaging();
+        int shards = geometry.shards();
+        String[] staging = new String[shards];
         try {
-            BitmapBuilder bitmap = BitmapBuilder.forGeometry(geometry);
-            long count = readInto(bitmap, source);
-            bitmap.markComplete();
-            store.writeBitmap(staging, bitmap.bytes(), STAGING_EXPIRY);
+            BitmapBuilder[] bitmaps = new BitmapBuilder[shards];
+            for (int shard = 0; shard < shards; shard++) {
+                bitmaps[shard] = BitmapBuilder.forGeometry(geometry);
+            }
+            long count = readInto(bitmaps, source);
+            for (int shard = 0; shard < shards; shard++) {
+                bitmaps[shard].markComplete();
+                staging[shard] = keys.newStaging(shard);
+                store.writeBitmap(staging[shard], bitmaps[shard].bytes(), STAGING_EXPIRY);
+                bitmaps[shard] = null;
+            }
             Duration duration = Duration.ofNanos(System.nanoTime() - started);
             Instant finished = Instant.now();
             Map<String, String> meta = new LinkedHashMap<>();
@@ -397,9 +484,16 @@ public final class RedisBloomFilter {
             meta.put("keys", Long.toString(count));
             meta.put("loadedBy", instanceId);
             meta.put("durationMs", Long.toString(duration.toMillis()));
-            long replayed = store.swapIn(staging, keys.live(), keys.journal(), keys.meta(), meta);
-            if (replayed < 0) {
-                throw new BitmapStoreException("staging key of filter '" + name + "' vanished before the swap", null);
+            long replayed = 0;
+            for (int shard = shards - 1; shard >= 0; shard--) {
+                long shardReplayed = store.swapIn(staging[shard], keys.live(shard), keys.journal(shard),
+                        keys.meta(shard), shard == 0 ? meta : Map.of());
+                if (shardReplayed < 0) {
+                    throw new BitmapStoreException("staging key of filter '" + name + "' shard " + shard
+                            + " vanished before the swap", null);
+                }
+                staging[shard] = null;
+                replayed += shardReplayed;
             }
             if (mirror != null) {
                 mirror.clear();
@@ -417,7 +511,11 @@ public final class RedisBloomFilter {
             return report;
         }
         catch (RuntimeException ex) {
-            discard(staging);
+            for (String key : staging) {
+                if (key != null) {
+                    discard(key);
+                }
+            }
             throw ex;
         }
         finally {
@@ -502,8 +600,13 @@ public final class RedisBloomFilter {
         Optional<String> holder = Optional.empty();
         boolean ready = false;
         try {
-            ready = store.readBits(keys.live(), new long[] { geometry.markerOffset() }, 1, checkTimeout).get(0);
-            bitCount = store.bitCount(keys.live()) - (ready ? 1 : 0);
+            int readyShards = readyShards();
+            ready = readyShards == geometry.shards();
+            long total = 0;
+            for (int shard = 0; shard < geometry.shards(); shard++) {
+                total += store.bitCount(keys.live(shard));
+            }
+            bitCount = total - readyShards;
             meta = store.hashGetAll(keys.meta());
             holder = store.get(keys.lock());
         }
@@ -512,7 +615,7 @@ public final class RedisBloomFilter {
         }
         FilterState state = ready ? FilterState.READY
                 : loading.get() || holder.isPresent() ? FilterState.WARMING : FilterState.DEGRADED;
-        double fill = bitCount < 0 ? -1 : (double) bitCount / geometry.bits();
+        double fill = bitCount < 0 ? -1 : (double) bitCount / geometry.totalBits();
         String loadedAt = meta.get("loadedAt");
         String liveKeys = meta.get("keys");
         return new FilterStatus(name, geometry, keys.live(), state, bitCount, fill,
@@ -527,11 +630,12 @@ public final class RedisBloomFilter {
      * about the longer of the two rather than their sum: reading a JDBC cursor waits on the
      * database, hashing waits on nothing. Keys travel in batches; one thread writes the bitmap.
      */
-    private long readInto(BitmapBuilder bitmap, Iterator<?> source) {
+    private long readInto(BitmapBuilder[] bitmaps, Iterator<?> source) {
         BlockingQueue<Object[]> batches = new ArrayBlockingQueue<>(8);
         AtomicReference<Throwable> hashingFailure = new AtomicReference<>();
         Thread hasher = new Thread(() -> {
             int hashes = geometry.hashes();
+            int shards = geometry.shards();
             long bits = geometry.bits();
             long[] offsets = new long[hashes];
             try {
@@ -544,8 +648,8 @@ public final class RedisBloomFilter {
                         if (key == null) {
                             break;
                         }
-                        BitPositions.fill(key, bits, hashes, offsets, 0);
-                        bitmap.setAll(offsets, 0, hashes);
+                        int shard = BitPositions.fillSharded(key, bits, hashes, shards, offsets, 0);
+                        bitmaps[shard].setAll(offsets, 0, hashes);
                     }
                 }
             }

@@ -21,23 +21,32 @@ public final class BitPositions {
      * {@code into[from .. from + hashes)}.
      */
     public static void fill(Object key, long bits, int hashes, long[] into, int from) {
+        fillSharded(key, bits, hashes, 1, into, from);
+    }
+
+    /**
+     * As {@link #fill}, for a filter of {@code shards} shards of {@code bits} bits each: writes
+     * the offsets within the key's shard and returns that shard. With one shard the offsets are
+     * those of {@link #fill} and the shard is 0. The shard comes from a mix of both hash halves,
+     * so it does not line up with the offsets inside the shard.
+     */
+    public static int fillSharded(Object key, long bits, int hashes, int shards, long[] into, int from) {
         if (key instanceof Long || key instanceof Integer || key instanceof Short || key instanceof Byte) {
             byte[] digits = new byte[MAX_LONG_DIGITS];
             int length = decimal(((Number) key).longValue(), digits);
-            fillFromBytes(digits, length, bits, hashes, into, from);
+            return fillFromBytes(digits, length, bits, hashes, shards, into, from);
         }
-        else {
-            byte[] bytes = KeyEncoding.canonicalBytes(key);
-            fillFromBytes(bytes, bytes.length, bits, hashes, into, from);
-        }
+        byte[] bytes = KeyEncoding.canonicalBytes(key);
+        return fillFromBytes(bytes, bytes.length, bits, hashes, shards, into, from);
     }
 
     /** As {@link #fill}, for bytes that are already canonical. */
     public static void fillFromBytes(byte[] canonicalBytes, long bits, int hashes, long[] into, int from) {
-        fillFromBytes(canonicalBytes, canonicalBytes.length, bits, hashes, into, from);
+        fillFromBytes(canonicalBytes, canonicalBytes.length, bits, hashes, 1, into, from);
     }
 
-    private static void fillFromBytes(byte[] bytes, int length, long bits, int hashes, long[] into, int from) {
+    private static int fillFromBytes(byte[] bytes, int length, long bits, int hashes, int shards, long[] into,
+            int from) {
         long[] secondHalf = new long[1];
         long hash1 = Murmur3.hash(bytes, length, secondHalf);
         long hash2 = secondHalf[0];
@@ -46,6 +55,7 @@ public final class BitPositions {
             into[from + i] = (combined & Long.MAX_VALUE) % bits;
             combined += hash2;
         }
+        return shards == 1 ? 0 : (int) Long.remainderUnsigned(Murmur3.fmix64(hash1 ^ Long.rotateLeft(hash2, 32)), shards);
     }
 
     /** The offsets of one key as a fresh array. */

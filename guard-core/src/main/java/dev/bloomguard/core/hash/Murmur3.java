@@ -78,7 +78,7 @@ final class Murmur3 {
         return k2;
     }
 
-    private static long fmix64(long k) {
+    static long fmix64(long k) {
         k ^= k >>> 33;
         k *= 0xff51afd7ed558ccdL;
         k ^= k >>> 33;

@@ -41,23 +41,28 @@ public final class BitmapMirror {
     private static final Logger log = LoggerFactory.getLogger(BitmapMirror.class);
 
     private final String name;
-    private final String key;
+    private final java.util.function.IntFunction<String> shardKey;
     private final BitmapStore store;
     private final MirrorSettings settings;
     private final long pageBits;
+    private final long pagesPerShard;
     private final LoadingCache<Long, Page> pages;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     private final LongAdder confirmed = new LongAdder();
 
-    public BitmapMirror(String name, String key, FilterGeometry geometry, BitmapStore store, MirrorSettings settings,
-            Executor loader) {
+    /**
+     * @param shardKey the Redis key of each shard's live bitmap
+     */
+    public BitmapMirror(String name, java.util.function.IntFunction<String> shardKey, FilterGeometry geometry,
+            BitmapStore store, MirrorSettings settings, Executor loader) {
         this.name = name;
-        this.key = key;
+        this.shardKey = shardKey;
         this.store = store;
         this.settings = settings;
         this.pageBits = settings.pageBytes() * 8L;
-        long lastPage = geometry.markerOffset() / pageBits;
+        this.pagesPerShard = geometry.markerOffset() / pageBits + 1;
+        long lastPage = pagesPerShard * geometry.shards() - 1;
         this.pages = Caffeine.newBuilder()
                 .maximumWeight(settings.maxMemoryBytes())
                 .weigher((Long index, Page page) -> page.bytes.length)
@@ -87,27 +92,29 @@ public final class BitmapMirror {
         if (index > lastPage) {
             throw new IllegalArgumentException("page " + index + " is past the end of filter '" + name + "'");
         }
-        long start = index * settings.pageBytes();
-        byte[] bytes = store.getRange(key, start, start + settings.pageBytes() - 1);
+        long start = (index % pagesPerShard) * settings.pageBytes();
+        byte[] bytes = store.getRange(shardKey.apply((int) (index / pagesPerShard)), start, start + settings.pageBytes() - 1);
         Page page = new Page(settings.pageBytes());
         System.arraycopy(bytes, 0, page.bytes, 0, Math.min(bytes.length, page.bytes.length));
         return page;
     }
 
     /**
-     * Looks {@code offsets[0 .. count)} up in memory. Pages not cached are requested in the
+     * Looks {@code offsets[0 .. count)} of {@code shard} up in memory. Pages not cached are requested in the
      * background and the answer is {@link Local#NOT_CACHED}.
      */
-    public Local lookup(long[] offsets, int count) {
+    public Local lookup(int shard, long[] offsets, int count) {
         boolean allCached = true;
         boolean clear = false;
+        long firstPage = shard * pagesPerShard;
         for (int i = 0; i < count; i++) {
             long offset = offsets[i];
-            Page page = pages.getIfPresent(offset / pageBits);
+            long index = firstPage + offset / pageBits;
+            Page page = pages.getIfPresent(index);
             if (page == null) {
                 allCached = false;
                 if (store.circuitState() != CircuitBreaker.State.OPEN) {
-                    pages.refresh(offset / pageBits);
+                    pages.refresh(index);
                 }
                 continue;
             }
@@ -128,10 +135,11 @@ public final class BitmapMirror {
     }
 
     /** Sets bits that are known set in Redis (an add, or a key Redis confirmed present), in cached pages only. */
-    public void apply(long[] offsets, int from, int count) {
+    public void apply(int shard, long[] offsets, int from, int count) {
+        long firstPage = shard * pagesPerShard;
         for (int i = from; i < from + count; i++) {
             long offset = offsets[i];
-            Page page = pages.getIfPresent(offset / pageBits);
+            Page page = pages.getIfPresent(firstPage + offset / pageBits);
             if (page != null) {
                 page.set(offset % pageBits);
             }

@@ -21,6 +21,14 @@ public interface BitmapStore {
      */
     BitSet readBits(String key, long[] offsets, int count, Duration timeout);
 
+    /**
+     * {@link #readBits} for several keys (shards), every command sent before any reply is
+     * awaited: about one round trip per node. Each {@code offsets} array is read whole.
+     *
+     * @return one answer per key, in order
+     */
+    List<BitSet> readBitsMany(List<String> keys, List<long[]> offsets, Duration timeout);
+
     /** Sets the bits at {@code offsets[0 .. count)} of {@code key} ({@code BITFIELD ... SET}). */
     void setBits(String key, long[] offsets, int count);
 

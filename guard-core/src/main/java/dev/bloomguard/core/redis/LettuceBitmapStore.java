@@ -130,6 +130,27 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
+    public List<BitSet> readBitsMany(List<String> keys, List<long[]> offsets, Duration timeout) {
+        if (keys.size() == 1) {
+            return List.of(readBits(keys.get(0), offsets.get(0), offsets.get(0).length, timeout));
+        }
+        List<RedisFuture<BitSet>> replies = new ArrayList<>(keys.size());
+        call("BITFIELD_RO", timeout, commands -> {
+            for (int i = 0; i < keys.size(); i++) {
+                long[] probes = offsets.get(i);
+                replies.add(commands.dispatch(BITFIELD_RO, new BitsOutput(),
+                        new BitfieldGetArgs(bytes(keys.get(i)), probes, probes.length)));
+            }
+            return replies;
+        });
+        List<BitSet> answers = new ArrayList<>(replies.size());
+        for (RedisFuture<BitSet> reply : replies) {
+            answers.add(reply.toCompletableFuture().join());
+        }
+        return answers;
+    }
+
+    @Override
     public void setBits(String key, long[] offsets, int count) {
         call("BITFIELD SET", operationTimeout, commands -> bitfieldSets(commands, bytes(key), offsets, count));
     }

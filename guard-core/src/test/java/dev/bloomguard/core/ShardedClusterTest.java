@@ -1,0 +1,129 @@
+package dev.bloomguard.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.LongStream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.bloomguard.core.redis.LettuceBitmapStore;
+import dev.bloomguard.embedded.RedisCluster;
+import dev.bloomguard.embedded.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+/**
+ * A filter split into shards on a real three-master Redis Cluster: shards spread over every
+ * node, no false negatives, the configured false-positive rate, and a node restarted empty
+ * bypassed (never blocking) until its shards are loaded again.
+ */
+class ShardedClusterTest {
+
+    private static final int KEYS = 200_000;
+
+    private static RedisCluster cluster;
+    private static LettuceConnectionFactory factory;
+    private static LettuceBitmapStore store;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = RedisCluster.start(3);
+        factory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.nodeAddresses()));
+        factory.afterPropertiesSet();
+        factory.start();
+        store = LettuceBitmapStore.create(factory, Duration.ofSeconds(10));
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        factory.destroy();
+        cluster.close();
+    }
+
+    @Test
+    void shardsSpreadOverEveryNodeWithNoFalseNegativeAndTheConfiguredRate() {
+        RedisBloomFilter filter = RedisBloomFilter.builder("spread", FilterGeometry.withShards(KEYS, 0.01, 12), store)
+                .checkTimeout(Duration.ofSeconds(5)).build();
+        filter.load(LongStream.rangeClosed(1, KEYS).boxed());
+        assertThat(filter.isReady()).isTrue();
+        List<Long> all = LongStream.rangeClosed(1, KEYS).boxed().toList();
+        for (int from = 0; from < all.size(); from += 1000) {
+            assertThat(filter.checkAll(all.subList(from, from + 1000))).containsOnly(Membership.PRESENT);
+        }
+        for (long id = 1; id <= 2_000; id++) {
+            assertThat(filter.check(id)).isEqualTo(Membership.PRESENT);
+        }
+        long positives = 0;
+        for (long from = 0; from < 100_000; from += 1000) {
+            List<Long> absent = LongStream.range(from, from + 1000).map(i -> 10_000_000 + i).boxed().toList();
+            positives += filter.checkAll(absent).stream().filter(answer -> answer == Membership.PRESENT).count();
+        }
+        assertThat(positives / 100_000.0).as("measured fpp").isBetween(0.005, 0.015);
+        for (RedisServer node : cluster.nodes()) {
+            assertThat(shardKeysOn(node, "spread")).as("shards on node %s", node.port()).isPositive();
+        }
+        FilterStatus status = filter.status();
+        assertThat(status.state()).isEqualTo(FilterState.READY);
+        assertThat(status.approximateCount()).isBetween((long) (KEYS * 0.97), (long) (KEYS * 1.03));
+    }
+
+    @Test
+    void aNodeRestartedEmptyIsBypassedNeverBlocksAndComesBackWithALoad() throws Exception {
+        RedisBloomFilter filter = RedisBloomFilter.builder("restarted", FilterGeometry.withShards(50_000, 0.01, 9), store)
+                .checkTimeout(Duration.ofSeconds(2)).build();
+        filter.load(LongStream.rangeClosed(1, 50_000).boxed());
+        RedisServer victim = cluster.nodes().get(1);
+        assertThat(shardKeysOn(victim, "restarted")).isPositive();
+        victim.restart();
+        awaitClusterOk(victim);
+        List<Long> all = LongStream.rangeClosed(1, 50_000).boxed().toList();
+        long notReady = 0;
+        for (int from = 0; from < all.size(); from += 1000) {
+            for (Membership answer : filter.checkAll(all.subList(from, from + 1000))) {
+                assertThat(answer).as("a present key while a node is empty").isNotEqualTo(Membership.ABSENT);
+                notReady += answer == Membership.NOT_READY ? 1 : 0;
+            }
+        }
+        assertThat(notReady).as("keys whose shard lived on the emptied node").isPositive().isLessThan(50_000);
+        assertThat(filter.isReady()).isFalse();
+        filter.load(LongStream.rangeClosed(1, 50_000).boxed());
+        for (int from = 0; from < all.size(); from += 1000) {
+            assertThat(filter.checkAll(all.subList(from, from + 1000))).containsOnly(Membership.PRESENT);
+        }
+        assertThat(filter.isReady()).isTrue();
+    }
+
+    private static long shardKeysOn(RedisServer node, String filter) {
+        RedisClient client = RedisClient.create("redis://127.0.0.1:" + node.port());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            return connection.sync().keys("bg:{" + filter + ":*").stream()
+                    .filter(key -> !key.contains(":staging:") && key.endsWith("}")).count();
+        }
+        finally {
+            client.shutdown();
+        }
+    }
+
+    private static void awaitClusterOk(RedisServer node) throws InterruptedException {
+        RedisClient client = RedisClient.create("redis://127.0.0.1:" + node.port());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!connection.sync().clusterInfo().contains("cluster_state:ok")) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("the restarted node did not rejoin the cluster");
+                }
+                Thread.sleep(100);
+            }
+        }
+        finally {
+            client.shutdown();
+        }
+    }
+}
