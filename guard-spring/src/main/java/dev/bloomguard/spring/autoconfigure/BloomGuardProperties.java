@@ -31,8 +31,11 @@ public class BloomGuardProperties {
     /** What a guarded call does when Redis fails or is too slow: allow (let it through) or block (reject it). */
     private OnRedisFailure onRedisFailure = OnRedisFailure.ALLOW;
 
-    /** Safety limit on the bitmap of one filter; a filter whose geometry needs more fails startup. */
+    /** Safety limit on the bitmap of one filter, all shards together; a filter whose geometry needs more fails startup. */
     private DataSize maxFilterSize = DataSize.ofMegabytes(512);
+
+    /** Largest bitmap of one shard; a filter needing more is split into shards, each its own key and cluster slot. */
+    private DataSize maxShardSize = DataSize.ofMegabytes(64);
 
     /** Order of the guard advice; by default it runs outside (before) caching and transactions. */
     private int order = BloomGuardAdvisor.DEFAULT_ORDER;
@@ -99,6 +102,14 @@ public class BloomGuardProperties {
 
     public void setMaxFilterSize(DataSize maxFilterSize) {
         this.maxFilterSize = maxFilterSize;
+    }
+
+    public DataSize getMaxShardSize() {
+        return maxShardSize;
+    }
+
+    public void setMaxShardSize(DataSize maxShardSize) {
+        this.maxShardSize = maxShardSize;
     }
 
     public int getOrder() {
@@ -195,6 +206,9 @@ public class BloomGuardProperties {
         /** What a guarded call does when its key is definitely absent: throw or return-empty. */
         private OnAbsent onAbsent = OnAbsent.THROW;
 
+        /** Number of shards; 0 derives it from bloom-guard.max-shard-size. Changing it builds the filter under new keys. */
+        private int shards = 0;
+
         /** How the filter is filled from the database. */
         private Warmup warmup = new Warmup();
 
@@ -218,6 +232,14 @@ public class BloomGuardProperties {
 
         public void setFpp(double fpp) {
             this.fpp = fpp;
+        }
+
+        public int getShards() {
+            return shards;
+        }
+
+        public void setShards(int shards) {
+            this.shards = shards;
         }
 
         public OnAbsent getOnAbsent() {

@@ -68,16 +68,22 @@ final class FilterSettingsValidator {
         if (!(filter.getFpp() > 0.0 && filter.getFpp() < 1.0)) {
             throw new BloomGuardConfigurationException(prefix + ".fpp (" + filter.getFpp() + ") must be in (0, 1)");
         }
+        if (filter.getShards() < 0) {
+            throw new BloomGuardConfigurationException(prefix + ".shards (" + filter.getShards() + ") must not be negative");
+        }
         FilterGeometry geometry;
         try {
-            geometry = FilterGeometry.of(filter.getExpectedInsertions(), filter.getFpp());
+            geometry = filter.getShards() > 0
+                    ? FilterGeometry.withShards(filter.getExpectedInsertions(), filter.getFpp(), filter.getShards())
+                    : FilterGeometry.sharded(filter.getExpectedInsertions(), filter.getFpp(),
+                            Math.min(FilterGeometry.MAX_BITS, properties.getMaxShardSize().toBytes() * 8));
         }
         catch (IllegalArgumentException ex) {
             throw new BloomGuardConfigurationException(prefix + ": " + ex.getMessage());
         }
         long limit = properties.getMaxFilterSize().toBytes();
-        if (geometry.byteSize() > limit) {
-            throw new BloomGuardConfigurationException(prefix + " needs " + geometry.byteSize()
+        if (geometry.totalByteSize() > limit) {
+            throw new BloomGuardConfigurationException(prefix + " needs " + geometry.totalByteSize()
                     + " bytes (expected-insertions " + filter.getExpectedInsertions() + ", fpp " + filter.getFpp()
                     + "), more than bloom-guard.max-filter-size (" + limit + " bytes)");
         }

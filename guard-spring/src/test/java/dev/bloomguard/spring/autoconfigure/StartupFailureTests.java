@@ -98,9 +98,20 @@ class StartupFailureTests {
     }
 
     @Test
-    void failsOnFilterThatCannotFitOneRedisString() {
+    void acceptsAndShardsAFilterLargerThanOneRedisString() {
         runner.withPropertyValues("bloom-guard.filters.user.expected-insertions=10000000000", "bloom-guard.max-filter-size=64GB")
-                .run(failsWith("bloom-guard.filters.user", "more than one Redis string holds"));
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(dev.bloomguard.spring.BloomFilterRegistry.class).filter("user")
+                            .geometry().shards()).isEqualTo(179);
+                });
+    }
+
+    @Test
+    void failsOnShardsTooFewForTheFilter() {
+        runner.withPropertyValues("bloom-guard.filters.user.expected-insertions=10000000000",
+                "bloom-guard.filters.user.shards=2", "bloom-guard.max-filter-size=64GB")
+                .run(failsWith("bloom-guard.filters.user", "use more shards"));
     }
 
     @Test

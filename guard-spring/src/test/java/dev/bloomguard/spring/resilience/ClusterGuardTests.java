@@ -1,0 +1,92 @@
+package dev.bloomguard.spring.resilience;
+
+import static dev.bloomguard.spring.resilience.RedisOutageTests.await;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.embedded.RedisCluster;
+import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.BloomGuardRejectedException;
+import dev.bloomguard.spring.RealServers;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+/**
+ * The starter on a real Redis Cluster configured the usual way ({@code spring.data.redis.cluster.nodes}),
+ * with a sharded filter: guarded calls work, and a node restarted empty is re-warmed by itself
+ * while no present key is blocked.
+ */
+class ClusterGuardTests {
+
+    private static final String TABLE = "cluster_users";
+
+    private static RedisCluster cluster;
+
+    @BeforeAll
+    static void startServers() {
+        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
+                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 20000) g");
+        cluster = RedisCluster.start(3);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        cluster.close();
+    }
+
+    @Test
+    void guardsThroughAClusterAndReWarmsAShardNodeRestartedEmpty() throws Exception {
+        try (ConfigurableApplicationContext context = GuardedApp.start(cluster.nodes().get(0).port(), "cluster", TABLE,
+                "SELECT id FROM " + TABLE, "spring.data.redis.cluster.nodes=" + String.join(",", cluster.nodeAddresses()),
+                "bloom-guard.redis-timeout=2s", "bloom-guard.filters.user.shards=6")) {
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
+            assertThat(filter.geometry().shards()).isEqualTo(6);
+            long absent = 1;
+            while (filter.check(absent) != Membership.ABSENT) {
+                absent += 2;
+            }
+            long absentKey = absent;
+            assertThat(directory.find(2)).isEqualTo(2);
+            assertThatThrownBy(() -> directory.find(absentKey)).isInstanceOf(BloomGuardRejectedException.class);
+
+            RedisServer victim = cluster.nodes().get(2);
+            victim.restart();
+            awaitClusterOk(victim);
+            assertThat(filter.isReady()).as("some shards lived on the restarted node").isFalse();
+            for (long id = 2; id <= 40_000; id += 2) {
+                assertThat(directory.find(id)).as("present key %s while a node is empty", id).isEqualTo(id);
+            }
+            await("the filter re-warmed by itself", Duration.ofSeconds(30), filter::isReady);
+            assertThatThrownBy(() -> directory.find(absentKey)).isInstanceOf(BloomGuardRejectedException.class);
+            long created = directory.create();
+            assertThat(directory.find(created)).isEqualTo(created);
+        }
+    }
+
+    private static void awaitClusterOk(RedisServer node) throws InterruptedException {
+        RedisClient client = RedisClient.create("redis://127.0.0.1:" + node.port());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!connection.sync().clusterInfo().contains("cluster_state:ok")) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("the restarted node did not rejoin the cluster");
+                }
+                Thread.sleep(100);
+            }
+        }
+        finally {
+            client.shutdown();
+        }
+    }
+}
