@@ -142,6 +142,7 @@ public final class BenchmarkSuite {
                 batchCheck(List.of(ours, theirs, getbit));
                 falsePositives(filter, redissonFilter, store);
                 warmup(postgres.dataSource(), store, redisson, plain);
+                cluster(postgres.dataSource(), ours, store);
                 memory(plain, filter, redissonFilter);
             }
             finally {
@@ -578,6 +579,91 @@ public final class BenchmarkSuite {
 
     private void target(String target, String measured, boolean met) {
         targets.add(new String[] { target, measured, met ? "yes" : "**no**" });
+    }
+
+    /**
+     * A sharded filter on a real three-master Redis Cluster against the standalone filter: one
+     * key, a batch of 1,000, and a warmup of the largest size from PostgreSQL.
+     */
+    private void cluster(DataSource dataSource, CheckApproach standalone, LettuceBitmapStore standaloneStore)
+            throws Exception {
+        log("Redis Cluster");
+        try (dev.bloomguard.embedded.RedisCluster cluster = dev.bloomguard.embedded.RedisCluster.start(3)) {
+            LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                    new org.springframework.data.redis.connection.RedisClusterConfiguration(cluster.nodeAddresses()));
+            factory.afterPropertiesSet();
+            factory.start();
+            try {
+                LettuceBitmapStore store = LettuceBitmapStore.create(factory, Duration.ofSeconds(60));
+                RedisBloomFilter sharded = RedisBloomFilter.builder("bench", FilterGeometry.withShards(PRESENT, FPP, 6), store)
+                        .checkTimeout(Duration.ofSeconds(5)).build();
+                sharded.load(LongStream.rangeClosed(1, PRESENT).boxed());
+                CheckApproach clustered = new CheckApproach() {
+                    private final CheckApproach delegate = Approaches.bloomGuard(sharded);
+
+                    @Override
+                    public String name() {
+                        return "bloom-guard check, 6 shards on a 3-node cluster";
+                    }
+
+                    @Override
+                    public boolean contains(long id) throws Exception {
+                        return delegate.contains(id);
+                    }
+
+                    @Override
+                    public int containsAll(List<Long> ids) throws Exception {
+                        return delegate.containsAll(ids);
+                    }
+                };
+                Latency latency = new Latency(PRESENT, ABSENT_BASE);
+                Map<String, List<Double>> p50 = new LinkedHashMap<>();
+                for (int round = 0; round < settings.rounds(); round++) {
+                    latency.interleaved(List.of(standalone, clustered), settings.warmupOps(), settings.singleOps())
+                            .forEach((name, result) -> p50.computeIfAbsent(name, key -> new ArrayList<>())
+                                    .add(result.p50Nanos() / 1000.0));
+                }
+                Map<String, List<Double>> batch = new LinkedHashMap<>();
+                long sequence = 0;
+                for (int round = 0; round < settings.rounds(); round++) {
+                    for (CheckApproach approach : List.of(standalone, clustered)) {
+                        long[] nanos = new long[settings.batchesPerRound()];
+                        for (int b = 0; b < nanos.length; b++) {
+                            List<Long> ids = new ArrayList<>(1000);
+                            for (int i = 0; i < 1000; i++) {
+                                ids.add(latency.idFor(sequence++));
+                            }
+                            long before = System.nanoTime();
+                            approach.containsAll(ids);
+                            nanos[b] = System.nanoTime() - before;
+                        }
+                        batch.computeIfAbsent(approach.name(), name -> new ArrayList<>())
+                                .add(Stats.percentile(Stats.sorted(nanos), 50) / 1e6);
+                    }
+                }
+                long keys = settings.warmupSizes()[settings.warmupSizes().length - 1];
+                String sql = "SELECT id FROM bench_users WHERE id <= " + keys;
+                RedisBloomFilter big = RedisBloomFilter.builder("cluster-warm",
+                        FilterGeometry.withShards(keys, FPP, 12), store).build();
+                double clusterWarmup = time(() -> new SqlKeySource(dataSource, sql, 10_000).loadInto(big));
+                RedisBloomFilter plainBig = RedisBloomFilter.builder("standalone-warm-again",
+                        FilterGeometry.of(keys, FPP), standaloneStore).build();
+                double standaloneWarmup = time(() -> new SqlKeySource(dataSource, sql, 10_000).loadInto(plainBig));
+                report.append("## Redis Cluster\n\n")
+                        .append("The same 1,000,000 keys in a filter of 6 shards on a real three-master cluster")
+                        .append(" (loopback, started by the suite) against the one-key standalone filter; one thread.\n\n")
+                        .append("| approach | 1 key p50 µs | batch of 1,000 p50 ms |\n|---|---|---|\n");
+                for (String name : p50.keySet()) {
+                    report.append("| ").append(name).append(" | ").append(Stats.spread(p50.get(name), "%.1f")).append(" | ")
+                            .append(Stats.spread(batch.get(name), "%.2f")).append(" |\n");
+                }
+                report.append(String.format("%nWarmup of %,d keys from PostgreSQL: %.2f s into 12 shards on the cluster,"
+                        + " %.2f s into one standalone key.%n%n", keys, clusterWarmup, standaloneWarmup));
+            }
+            finally {
+                factory.destroy();
+            }
+        }
     }
 
     private void row(long keys, String approach, String secondsText, double keysPerSecond, double vsFloor) {
