@@ -392,6 +392,8 @@ public final class RedisBloomFilter {
                 byShard.get(shard).add(offsets.clone());
             }
         }
+        List<BitmapStore.ShardAdds> batch = new ArrayList<>();
+        List<Integer> batchShards = new ArrayList<>();
         for (int shard = 0; shard < shards; shard++) {
             List<long[]> added = byShard.get(shard);
             if (added.isEmpty()) {
@@ -403,11 +405,25 @@ public final class RedisBloomFilter {
                 System.arraycopy(added.get(i), 0, all, i * hashes, hashes);
                 entries.add(pack(all, i * hashes, hashes));
             }
-            store.journalAndSetBits(this.keys.journal(shard), entries, journalCapacity, this.keys.live(shard), all,
-                    all.length);
-            if (mirror != null) {
-                mirror.apply(shard, all, 0, all.length);
-                publishAdd(shard, all, all.length);
+            batch.add(new BitmapStore.ShardAdds(this.keys.journal(shard), entries, this.keys.live(shard), all));
+            batchShards.add(shard);
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
+        if (batch.size() == 1) {
+            BitmapStore.ShardAdds only = batch.get(0);
+            store.journalAndSetBits(only.journalKey(), only.entries(), journalCapacity, only.bitmapKey(), only.offsets(),
+                    only.offsets().length);
+        }
+        else {
+            store.journalAndSetBitsMany(batch, journalCapacity);
+        }
+        if (mirror != null) {
+            for (int i = 0; i < batch.size(); i++) {
+                long[] all = batch.get(i).offsets();
+                mirror.apply(batchShards.get(i), all, 0, all.length);
+                publishAdd(batchShards.get(i), all, all.length);
             }
         }
     }

@@ -100,6 +100,24 @@ class ShardedClusterTest {
         assertThat(filter.isReady()).isTrue();
     }
 
+    @Test
+    void batchAddsSpreadOverShardsPassAtOnceAndSurviveAReload() {
+        RedisBloomFilter filter = RedisBloomFilter.builder("added", FilterGeometry.withShards(10_000, 0.01, 6), store)
+                .checkTimeout(Duration.ofSeconds(5)).build();
+        filter.load(LongStream.rangeClosed(1, 10_000).boxed());
+        List<Long> added = new ArrayList<>();
+        for (long id = 1_000_000; added.size() < 1_000; id++) {
+            if (filter.check(id) == Membership.ABSENT) {
+                added.add(id);
+            }
+        }
+        filter.addAll(added);
+        assertThat(filter.checkAll(added)).containsOnly(Membership.PRESENT);
+        LoadReport reload = filter.load(LongStream.rangeClosed(1, 10_000).boxed());
+        assertThat(reload.replayedAdds()).isEqualTo(1_000);
+        assertThat(filter.checkAll(added)).containsOnly(Membership.PRESENT);
+    }
+
     private static long shardKeysOn(RedisServer node, String filter) {
         RedisClient client = RedisClient.create("redis://127.0.0.1:" + node.port());
         try (StatefulRedisConnection<String, String> connection = client.connect()) {

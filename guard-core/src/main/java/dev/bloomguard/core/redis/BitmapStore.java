@@ -42,6 +42,21 @@ public interface BitmapStore {
     void journalAndSetBits(String journalKey, List<byte[]> entries, long journalCapacity, String bitmapKey,
             long[] offsets, int count);
 
+    /**
+     * {@link #journalAndSetBits} for several shards, every command sent before any reply is
+     * awaited: a batch of adds costs about one round trip per node, not per shard.
+     */
+    default void journalAndSetBitsMany(List<ShardAdds> adds, long journalCapacity) {
+        for (ShardAdds shard : adds) {
+            journalAndSetBits(shard.journalKey(), shard.entries(), journalCapacity, shard.bitmapKey(), shard.offsets(),
+                    shard.offsets().length);
+        }
+    }
+
+    /** The adds of one shard: journal entries and the bits to set. */
+    record ShardAdds(String journalKey, List<byte[]> entries, String bitmapKey, long[] offsets) {
+    }
+
     /** {@code GETRANGE key start end} (inclusive byte offsets); empty when the key does not exist. */
     byte[] getRange(String key, long start, long end);
 

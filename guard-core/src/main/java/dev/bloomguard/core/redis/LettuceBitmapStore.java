@@ -168,6 +168,20 @@ public final class LettuceBitmapStore implements BitmapStore {
         });
     }
 
+    @Override
+    public void journalAndSetBitsMany(List<ShardAdds> adds, long journalCapacity) {
+        call("RPUSH+BITFIELD SET", operationTimeout, commands -> {
+            List<RedisFuture<?>> replies = new ArrayList<>();
+            for (ShardAdds shard : adds) {
+                byte[] journal = bytes(shard.journalKey());
+                replies.add(commands.rpush(journal, shard.entries().toArray(new byte[0][])));
+                replies.add(commands.ltrim(journal, -journalCapacity, -1));
+                replies.addAll(bitfieldSets(commands, bytes(shard.bitmapKey()), shard.offsets(), shard.offsets().length));
+            }
+            return replies;
+        });
+    }
+
     private static List<RedisFuture<?>> bitfieldSets(RedisClusterAsyncCommands<byte[], byte[]> commands, byte[] key,
             long[] offsets, int count) {
         List<RedisFuture<?>> replies = new ArrayList<>();
