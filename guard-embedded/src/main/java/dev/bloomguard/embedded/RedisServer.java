@@ -43,6 +43,7 @@ public final class RedisServer implements AutoCloseable {
     private final List<String> extraArguments;
     private final Path logFile;
     private final Path dataDirectory;
+    private volatile Path sentinelConfig;
     private volatile Process process;
 
     private RedisServer(Path binary, int port, List<String> extraArguments) throws IOException {
@@ -67,6 +68,26 @@ public final class RedisServer implements AutoCloseable {
         }
         catch (IOException ex) {
             throw new IllegalStateException("Could not start redis-server on port " + port + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * Starts a Sentinel (the same binary in sentinel mode) on a free port, watching the master
+     * at {@code masterPort} under the name {@code masterName}.
+     */
+    public static RedisServer startSentinel(String masterName, int masterPort) {
+        int port = freePort();
+        try {
+            RedisServer sentinel = new RedisServer(locateBinary(), port, List.of());
+            Path config = sentinel.dataDirectory.resolve("sentinel.conf");
+            Files.writeString(config, "sentinel monitor " + masterName + " 127.0.0.1 " + masterPort + " 1\n"
+                    + "sentinel down-after-milliseconds " + masterName + " 5000\n");
+            sentinel.sentinelConfig = config;
+            sentinel.launch();
+            return sentinel;
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("Could not start a Sentinel on port " + port + ": " + ex.getMessage(), ex);
         }
     }
 
@@ -120,8 +141,14 @@ public final class RedisServer implements AutoCloseable {
     private void launch() throws IOException {
         List<String> command = new ArrayList<>();
         command.add(binary.toString());
-        command.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--protected-mode", "no", "--dir", dataDirectory.toString()));
+        if (sentinelConfig != null) {
+            command.addAll(List.of(sentinelConfig.toString(), "--sentinel", "--port", Integer.toString(port), "--bind",
+                    "127.0.0.1", "--protected-mode", "no", "--dir", dataDirectory.toString()));
+        }
+        else {
+            command.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1",
+                    "--save", "", "--appendonly", "no", "--protected-mode", "no", "--dir", dataDirectory.toString()));
+        }
         command.addAll(extraArguments);
         Process started = new ProcessBuilder(command)
                 .redirectErrorStream(true)
