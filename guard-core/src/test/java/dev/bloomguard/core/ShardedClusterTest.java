@@ -118,6 +118,44 @@ class ShardedClusterTest {
         assertThat(filter.checkAll(added)).containsOnly(Membership.PRESENT);
     }
 
+    @Test
+    void aShardedFilterMirrorsEveryShardAndHearsAddsFromAnotherInstance() throws Exception {
+        FilterGeometry geometry = FilterGeometry.withShards(20_000, 0.01, 4);
+        dev.bloomguard.core.mirror.MirrorSettings settings = dev.bloomguard.core.mirror.MirrorSettings.of(4 << 20,
+                Duration.ofMinutes(5));
+        RedisBloomFilter a = RedisBloomFilter.builder("mirrored-shards", geometry, store)
+                .checkTimeout(Duration.ofSeconds(5)).mirror(settings).build();
+        RedisBloomFilter b = RedisBloomFilter.builder("mirrored-shards", geometry, store)
+                .checkTimeout(Duration.ofSeconds(5)).mirror(settings).build();
+        try {
+            a.load(LongStream.rangeClosed(1, 20_000).boxed());
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (b.mirrorStats().orElseThrow().pages() < 4 && System.nanoTime() < deadline) {
+                for (long id = 1; id <= 2_000; id++) {
+                    assertThat(b.check(id)).isEqualTo(Membership.PRESENT);
+                }
+            }
+            assertThat(b.mirrorStats().orElseThrow().pages()).as("a page of every shard").isEqualTo(4);
+            long hitsBefore = b.mirrorStats().orElseThrow().hits();
+            for (long id = 1; id <= 20_000; id++) {
+                assertThat(b.check(id)).isEqualTo(Membership.PRESENT);
+            }
+            assertThat(b.mirrorStats().orElseThrow().hits() - hitsBefore).isEqualTo(20_000);
+            List<Long> added = new ArrayList<>();
+            for (long id = 5_000_000; added.size() < 200; id++) {
+                if (b.check(id) == Membership.ABSENT) {
+                    added.add(id);
+                }
+            }
+            a.addAll(added);
+            assertThat(b.checkAll(added)).containsOnly(Membership.PRESENT);
+        }
+        finally {
+            a.close();
+            b.close();
+        }
+    }
+
     private static long shardKeysOn(RedisServer node, String filter) {
         RedisClient client = RedisClient.create("redis://127.0.0.1:" + node.port());
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
