@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.AfterAll;
@@ -13,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import dev.bloomguard.core.mirror.MirrorSettings;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.embedded.RedisCluster;
 import dev.bloomguard.embedded.RedisServer;
@@ -20,9 +23,10 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
 /**
- * A filter split into shards on a real three-master Redis Cluster: shards spread over every
- * node, no false negatives, the configured false-positive rate, and a node restarted empty
- * bypassed (never blocking) until its shards are loaded again.
+ * Filters on a real three-master Redis Cluster: a one-shard filter's keys share one slot, so
+ * the swap script, journal, lock and mirror pub/sub route through a cluster client; a sharded
+ * filter spreads over every node with no false negative and the configured false-positive
+ * rate, and a node restarted empty is bypassed (never blocking) until its shards are loaded again.
  */
 class ShardedClusterTest {
 
@@ -82,7 +86,7 @@ class ShardedClusterTest {
         RedisServer victim = cluster.nodes().get(1);
         assertThat(shardKeysOn(victim, "restarted")).isPositive();
         victim.restart();
-        awaitClusterOk(victim);
+        cluster.awaitHealthy();
         List<Long> all = LongStream.rangeClosed(1, 50_000).boxed().toList();
         long notReady = 0;
         for (int from = 0; from < all.size(); from += 1000) {
@@ -167,19 +171,55 @@ class ShardedClusterTest {
         }
     }
 
-    private static void awaitClusterOk(RedisServer node) throws InterruptedException {
-        RedisClient client = RedisClient.create("redis://127.0.0.1:" + node.port());
-        try (StatefulRedisConnection<String, String> connection = client.connect()) {
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!connection.sync().clusterInfo().contains("cluster_state:ok")) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("the restarted node did not rejoin the cluster");
-                }
-                Thread.sleep(100);
+    @Test
+    void loadsChecksAddsAndSwapsThroughAClusterClient() {
+        RedisBloomFilter filter = RedisBloomFilter.builder("clustered", FilterGeometry.of(100_000, 0.01), store)
+                .checkTimeout(Duration.ofSeconds(5)).build();
+        assertThat(filter.check(1L)).isEqualTo(Membership.NOT_READY);
+        LoadReport report = filter.load(LongStream.rangeClosed(1, 100_000).boxed());
+        assertThat(report.keys()).isEqualTo(100_000);
+        List<Long> all = LongStream.rangeClosed(1, 100_000).boxed().toList();
+        for (int from = 0; from < all.size(); from += 1000) {
+            assertThat(filter.checkAll(all.subList(from, from + 1000))).containsOnly(Membership.PRESENT);
+        }
+        long absent = LongStream.iterate(200_000, id -> id + 1).filter(id -> filter.check(id) == Membership.ABSENT)
+                .findFirst().orElseThrow();
+        filter.add(absent);
+        assertThat(filter.check(absent)).isEqualTo(Membership.PRESENT);
+        LoadReport reload = filter.load(LongStream.rangeClosed(1, 100_000).boxed());
+        assertThat(reload.replayedAdds()).isEqualTo(1);
+        assertThat(filter.check(absent)).as("journaled add replayed by the swap script").isEqualTo(Membership.PRESENT);
+        assertThat(filter.status().state()).isEqualTo(FilterState.READY);
+    }
+
+    @Test
+    void lockAndMirrorWorkThroughAClusterClient() throws Exception {
+        ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor();
+        RedisBloomFilter a = RedisBloomFilter.builder("mirrored-cluster", FilterGeometry.of(10_000, 0.01), store)
+                .instanceId("a").checkTimeout(Duration.ofSeconds(5))
+                .mirror(MirrorSettings.of(1 << 20, Duration.ofMinutes(5))).build();
+        RedisBloomFilter b = RedisBloomFilter.builder("mirrored-cluster", FilterGeometry.of(10_000, 0.01), store)
+                .instanceId("b").checkTimeout(Duration.ofSeconds(5))
+                .mirror(MirrorSettings.of(1 << 20, Duration.ofMinutes(5))).build();
+        try (RedisBloomFilter.LoadLease lease = a.tryLockForLoad(Duration.ofSeconds(10), renewals).orElseThrow()) {
+            assertThat(b.tryLockForLoad(Duration.ofSeconds(10), renewals)).isEmpty();
+            assertThat(b.lockHolder()).contains("a");
+            a.load(LongStream.rangeClosed(1, 10_000).boxed());
+        }
+        for (long id = 1; id <= 10_000; id++) {
+            assertThat(b.check(id)).isEqualTo(Membership.PRESENT);
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        long hits = 0;
+        while (hits == 0 && System.nanoTime() < deadline) {
+            for (long id = 1; id <= 1_000; id++) {
+                b.check(id);
             }
+            hits = b.mirrorStats().orElseThrow().hits();
         }
-        finally {
-            client.shutdown();
-        }
+        assertThat(hits).as("b answers from its mirror on a cluster").isPositive();
+        a.close();
+        b.close();
+        renewals.shutdownNow();
     }
 }

@@ -63,6 +63,16 @@ public final class RedisCluster implements AutoCloseable {
         return nodes;
     }
 
+    /** Waits until every node reports {@code cluster_state:ok}, e.g. after a node was restarted. */
+    public void awaitHealthy() {
+        try {
+            awaitClusterOk(nodes);
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException(ex.getMessage(), ex);
+        }
+    }
+
     @Override
     public void close() {
         nodes.forEach(RedisServer::stop);
