@@ -475,6 +475,15 @@ public final class RedisBloomFilter {
      * @throws BitmapStoreException when Redis fails; the live filter is then left as it was
      */
     public LoadReport load(Iterator<?> source) {
+        return load(source, null);
+    }
+
+    /**
+     * As {@link #load(Iterator)}, recording {@code sourceId} (e.g. a fingerprint of the warmup
+     * query) with the live bitmap, so that a later start can tell whether the filter in Redis
+     * was built from the same source; see {@link #liveSourceId()}.
+     */
+    public LoadReport load(Iterator<?> source, String sourceId) {
         if (!loading.compareAndSet(false, true)) {
             throw new IllegalStateException("filter '" + name + "' is already loading");
         }
@@ -500,6 +509,9 @@ public final class RedisBloomFilter {
             meta.put("keys", Long.toString(count));
             meta.put("loadedBy", instanceId);
             meta.put("durationMs", Long.toString(duration.toMillis()));
+            if (sourceId != null) {
+                meta.put("source", sourceId);
+            }
             long replayed = 0;
             for (int shard = shards - 1; shard >= 0; shard--) {
                 long shardReplayed = store.swapIn(staging[shard], keys.live(shard), keys.journal(shard),
@@ -598,6 +610,11 @@ public final class RedisBloomFilter {
     /** The instance holding the load lock, if any. */
     public Optional<String> lockHolder() {
         return store.get(keys.lock());
+    }
+
+    /** The source the live bitmap was loaded from, as given to {@link #load(Iterator, String)}, if recorded. */
+    public Optional<String> liveSourceId() {
+        return Optional.ofNullable(store.hashGetAll(keys.meta()).get("source"));
     }
 
     /** When the live bitmap was swapped in (by any instance), if the metadata says. */

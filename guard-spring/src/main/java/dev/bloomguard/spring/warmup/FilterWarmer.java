@@ -193,12 +193,19 @@ public final class FilterWarmer implements SmartLifecycle {
         }
     }
 
-    /** Startup: warm unless a complete, fresh filter of this geometry is already live. */
+    /**
+     * Startup: warm unless a complete filter of this geometry, loaded from the same query and
+     * younger than the rebuild interval, is already live. A filter from another query (the SQL
+     * changed between deploys) could lack keys the new query returns, so it is reloaded.
+     */
     private LoadReport ensureWarm(Task task) {
         RedisBloomFilter filter = task.filter();
         if (filter.isReady()) {
             Optional<Instant> since = filter.liveSince();
-            if (task.rebuildInterval().isZero() || since.map(this::age).filter(age -> age.compareTo(task.rebuildInterval()) < 0).isPresent()) {
+            boolean fresh = task.rebuildInterval().isZero()
+                    || since.map(this::age).filter(age -> age.compareTo(task.rebuildInterval()) < 0).isPresent();
+            boolean sameSource = filter.liveSourceId().filter(task.source().fingerprint()::equals).isPresent();
+            if (fresh && sameSource) {
                 log.info("Filter '{}' is already live in Redis (since {}); not warming it again", filter.name(),
                         since.map(Instant::toString).orElse("an unknown time"));
                 return null;

@@ -42,7 +42,7 @@ public final class SqlKeySource {
                     ResultSet.CONCUR_READ_ONLY)) {
                 statement.setFetchSize(fetchSize);
                 try (ResultSet rows = statement.executeQuery(sql)) {
-                    return filter.load(new ColumnIterator(rows, filter.name()));
+                    return filter.load(new ColumnIterator(rows, filter.name()), fingerprint());
                 }
             }
             finally {
@@ -53,6 +53,15 @@ public final class SqlKeySource {
         catch (SQLException ex) {
             throw new BloomGuardException("Warmup query of filter '" + filter.name() + "' failed: " + ex.getMessage(), ex);
         }
+    }
+
+    /**
+     * Names what this source reads: a hash of the query. A live filter loaded from another query
+     * may lack keys the new one returns, so it must not be taken as already warm.
+     */
+    public String fingerprint() {
+        return "sql:" + com.google.common.hash.Hashing.sha256().hashString(sql, java.nio.charset.StandardCharsets.UTF_8)
+                .toString().substring(0, 16);
     }
 
     /** The first column of each row, read as its natural Java type (Long, UUID, String, BigDecimal). */

@@ -95,6 +95,23 @@ class RebuildTests {
         }
     }
 
+    @Test
+    void aRestartWithAChangedWarmupQueryReloadsEvenAFreshFilter() throws Exception {
+        String prefix = prefix();
+        RealServers.execute("DROP TABLE IF EXISTS rebuilt_more_users", "CREATE TABLE rebuilt_more_users (id BIGINT)",
+                "INSERT INTO rebuilt_more_users VALUES (1000001)");
+        try (ConfigurableApplicationContext first = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL)) {
+            assertThat(first.getBean(BloomFilterRegistry.class).filter("user").isReady()).isTrue();
+        }
+        String widened = "SELECT id FROM counted_rebuilt_users() UNION ALL SELECT id FROM rebuilt_more_users";
+        long before = warmupCalls();
+        try (ConfigurableApplicationContext changed = GuardedApp.start(redis.port(), prefix, TABLE, widened)) {
+            assertThat(warmupCalls() - before).as("the new query ran").isEqualTo(1);
+            assertThat(changed.getBean(GuardedApp.Directory.class).find(1_000_001L))
+                    .as("a key only the new query returns").isEqualTo(1_000_001L);
+        }
+    }
+
     private static String prefix() {
         return "rebuilt" + (++testNumber);
     }
