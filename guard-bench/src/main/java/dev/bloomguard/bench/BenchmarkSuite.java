@@ -353,21 +353,9 @@ public final class BenchmarkSuite {
                     warm.add(latency.idFor(sequence++));
                 }
                 approach.containsAll(warm);
-                long[] nanos = new long[settings.batchesPerRound()];
-                for (int b = 0; b < nanos.length; b++) {
-                    List<Long> ids = new ArrayList<>(1000);
-                    for (int i = 0; i < 1000; i++) {
-                        ids.add(latency.idFor(sequence++));
-                    }
-                    long before = System.nanoTime();
-                    int present = approach.containsAll(ids);
-                    nanos[b] = System.nanoTime() - before;
-                    if (present < 480) {
-                        throw new IllegalStateException(approach.name() + " found only " + present + " of 500 present keys");
-                    }
-                }
                 millis.computeIfAbsent(approach.name(), name -> new ArrayList<>())
-                        .add(Stats.percentile(Stats.sorted(nanos), 50) / 1e6);
+                        .add(batchMillis(approach, latency, sequence));
+                sequence += 1000L * settings.batchesPerRound();
             }
         }
         double redisson = Stats.median(millis.get(approaches.get(1).name()));
@@ -583,6 +571,27 @@ public final class BenchmarkSuite {
     }
 
     /**
+     * Median milliseconds of {@code batchesPerRound} batches of 1,000 keys (half present) from
+     * {@code sequence} on; fails when a batch finds too few present keys to be a real check.
+     */
+    private double batchMillis(CheckApproach approach, Latency latency, long sequence) throws Exception {
+        long[] nanos = new long[settings.batchesPerRound()];
+        for (int b = 0; b < nanos.length; b++) {
+            List<Long> ids = new ArrayList<>(1000);
+            for (int i = 0; i < 1000; i++) {
+                ids.add(latency.idFor(sequence++));
+            }
+            long before = System.nanoTime();
+            int present = approach.containsAll(ids);
+            nanos[b] = System.nanoTime() - before;
+            if (present < 480) {
+                throw new IllegalStateException(approach.name() + " found only " + present + " of 500 present keys");
+            }
+        }
+        return Stats.percentile(Stats.sorted(nanos), 50) / 1e6;
+    }
+
+    /**
      * A sharded filter on a real three-master Redis Cluster against the standalone filter: one
      * key, a batch of 1,000, and a warmup of the largest size from PostgreSQL.
      */
@@ -628,18 +637,9 @@ public final class BenchmarkSuite {
                 long sequence = 0;
                 for (int round = 0; round < settings.rounds(); round++) {
                     for (CheckApproach approach : List.of(standalone, clustered)) {
-                        long[] nanos = new long[settings.batchesPerRound()];
-                        for (int b = 0; b < nanos.length; b++) {
-                            List<Long> ids = new ArrayList<>(1000);
-                            for (int i = 0; i < 1000; i++) {
-                                ids.add(latency.idFor(sequence++));
-                            }
-                            long before = System.nanoTime();
-                            approach.containsAll(ids);
-                            nanos[b] = System.nanoTime() - before;
-                        }
                         batch.computeIfAbsent(approach.name(), name -> new ArrayList<>())
-                                .add(Stats.percentile(Stats.sorted(nanos), 50) / 1e6);
+                                .add(batchMillis(approach, latency, sequence));
+                        sequence += 1000L * settings.batchesPerRound();
                     }
                 }
                 long keys = settings.warmupSizes()[settings.warmupSizes().length - 1];

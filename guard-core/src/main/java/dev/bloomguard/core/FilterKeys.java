@@ -28,9 +28,14 @@ public final class FilterKeys {
 
     public static FilterKeys of(String keyPrefix, String filterName, FilterGeometry geometry) {
         checkArgument(keyPrefix != null && !keyPrefix.isBlank(), "key-prefix (%s) must not be blank", keyPrefix);
-        checkArgument(filterName != null && filterName.matches("[A-Za-z0-9_.-]+"),
+        checkArgument(isValidFilterName(filterName),
                 "filter name (%s) may only use letters, digits, '_', '.' and '-'", filterName);
         return new FilterKeys(keyPrefix + ":{" + filterName + ":" + geometry.id() + ":", geometry.shards());
+    }
+
+    /** Letters, digits, '_', '.' and '-': nothing that could break out of a key name or its hash tag. */
+    public static boolean isValidFilterName(String filterName) {
+        return filterName != null && filterName.matches("[A-Za-z0-9_.-]+");
     }
 
     /** The live key of shard 0, which also carries the filter's journal of record, metadata, lock and events. */

@@ -6,6 +6,7 @@ import java.util.Map;
 import dev.bloomguard.spring.BloomGuardConfigurationException;
 
 import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.FilterKeys;
 import dev.bloomguard.core.mirror.MirrorSettings;
 
 /**
@@ -57,7 +58,7 @@ final class FilterSettingsValidator {
     /** The filter's geometry, or a startup failure naming the property that makes it impossible. */
     static FilterGeometry geometry(BloomGuardProperties properties, String name, BloomGuardProperties.Filter filter) {
         String prefix = "bloom-guard.filters." + name;
-        if (!name.matches("[A-Za-z0-9_.-]+")) {
+        if (!FilterKeys.isValidFilterName(name)) {
             throw new BloomGuardConfigurationException(
                     prefix + ": a filter name may only use letters, digits, '_', '.' and '-'");
         }
