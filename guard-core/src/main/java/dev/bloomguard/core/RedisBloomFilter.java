@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -199,38 +200,94 @@ public final class RedisBloomFilter {
      * shard (none when the mirror knows the key). Never throws for Redis failures.
      */
     public Membership check(Object key) {
-        int hashes = geometry.hashes();
-        long[] offsets = new long[hashes + 1];
-        int shard = BitPositions.fillSharded(key, geometry.bits(), hashes, geometry.shards(), offsets, 0);
-        offsets[hashes] = geometry.markerOffset();
-        if (mirror != null) {
-            BitmapMirror.Local local = mirror.lookup(shard, offsets, hashes);
-            if (local == BitmapMirror.Local.PRESENT) {
-                return Membership.PRESENT;
-            }
-            if (local == BitmapMirror.Local.CLEAR_BIT && mirror.trustsAbsent()) {
-                return Membership.ABSENT;
-            }
+        Probe probe = probe(key);
+        if (probe.local != null) {
+            return probe.local;
         }
         BitSet set;
         try {
-            set = store.readBits(keys.live(shard), offsets, offsets.length, checkTimeout);
+            set = store.readBits(keys.live(probe.shard), probe.offsets, probe.offsets.length, checkTimeout);
         }
         catch (BitmapStoreException ex) {
             log.debug("Filter '{}': check failed: {}", name, ex.getMessage());
             return Membership.UNAVAILABLE;
         }
-        if (!set.get(hashes)) {
+        Membership answer = probe.answer(set);
+        if (answer == Membership.NOT_READY) {
             notReady();
-            return Membership.NOT_READY;
         }
-        if (set.nextClearBit(0) >= hashes) {
-            if (mirror != null) {
-                mirror.apply(shard, offsets, 0, hashes);
+        return answer;
+    }
+
+    /**
+     * {@link #check} without blocking the calling thread, for reactive callers: the same one
+     * {@code BITFIELD_RO} (or none), completing on the Redis client's I/O thread. The future
+     * never completes exceptionally; Redis failures answer {@link Membership#UNAVAILABLE}.
+     */
+    public CompletableFuture<Membership> checkAsync(Object key) {
+        Probe probe = probe(key);
+        if (probe.local != null) {
+            return CompletableFuture.completedFuture(probe.local);
+        }
+        return store.readBitsAsync(keys.live(probe.shard), probe.offsets, probe.offsets.length, checkTimeout)
+                .handle((set, error) -> {
+                    if (error != null) {
+                        log.debug("Filter '{}': check failed: {}", name, error.getMessage());
+                        return Membership.UNAVAILABLE;
+                    }
+                    Membership answer = probe.answer(set);
+                    if (answer == Membership.NOT_READY) {
+                        MIRROR_LOADER.execute(this::notReady);
+                    }
+                    return answer;
+                });
+    }
+
+    /** The probes of one key; {@code local} is the mirror's answer when it needs no Redis. */
+    private Probe probe(Object key) {
+        int hashes = geometry.hashes();
+        long[] offsets = new long[hashes + 1];
+        int shard = BitPositions.fillSharded(key, geometry.bits(), hashes, geometry.shards(), offsets, 0);
+        offsets[hashes] = geometry.markerOffset();
+        Membership local = null;
+        if (mirror != null) {
+            BitmapMirror.Local found = mirror.lookup(shard, offsets, hashes);
+            if (found == BitmapMirror.Local.PRESENT) {
+                local = Membership.PRESENT;
             }
-            return Membership.PRESENT;
+            else if (found == BitmapMirror.Local.CLEAR_BIT && mirror.trustsAbsent()) {
+                local = Membership.ABSENT;
+            }
         }
-        return Membership.ABSENT;
+        return new Probe(shard, offsets, local);
+    }
+
+    private final class Probe {
+
+        final int shard;
+        final long[] offsets;
+        final Membership local;
+
+        Probe(int shard, long[] offsets, Membership local) {
+            this.shard = shard;
+            this.offsets = offsets;
+            this.local = local;
+        }
+
+        /** Reads Redis's reply: the marker (last probe) first, then the key's k bits. */
+        Membership answer(BitSet set) {
+            int hashes = offsets.length - 1;
+            if (!set.get(hashes)) {
+                return Membership.NOT_READY;
+            }
+            if (set.nextClearBit(0) >= hashes) {
+                if (mirror != null) {
+                    mirror.apply(shard, offsets, 0, hashes);
+                }
+                return Membership.PRESENT;
+            }
+            return Membership.ABSENT;
+        }
     }
 
     /**
@@ -240,91 +297,144 @@ public final class RedisBloomFilter {
      * never checked, so never blocked.
      */
     public List<Membership> checkAll(Collection<?> keys) {
-        int hashes = geometry.hashes();
-        int shards = geometry.shards();
-        List<Object> present = new ArrayList<>(keys.size());
-        for (Object key : keys) {
-            if (key != null) {
-                present.add(key);
+        BatchCheck batch = new BatchCheck(keys);
+        if (batch.allInMirror()) {
+            return batch.allPresent();
+        }
+        List<BitSet> answers = null;
+        if (!batch.shardKeys.isEmpty()) {
+            try {
+                answers = store.readBitsMany(batch.shardKeys, batch.probes, checkTimeout);
+            }
+            catch (BitmapStoreException ex) {
+                log.debug("Filter '{}': batch check failed: {}", name, ex.getMessage());
             }
         }
-        long[] offsets = new long[present.size() * hashes];
-        int[] shardOf = new int[present.size()];
-        int[] perShard = new int[shards];
-        boolean allInMirror = mirror != null && !present.isEmpty();
-        for (int i = 0; i < present.size(); i++) {
-            shardOf[i] = BitPositions.fillSharded(present.get(i), geometry.bits(), hashes, shards, offsets, i * hashes);
-            perShard[shardOf[i]]++;
+        List<Membership> result = batch.answers(answers);
+        if (result.contains(Membership.NOT_READY)) {
+            notReady();
+        }
+        return result;
+    }
+
+    /**
+     * {@link #checkAll} without blocking the calling thread; see {@link #checkAsync}. The future
+     * never completes exceptionally.
+     */
+    public CompletableFuture<List<Membership>> checkAllAsync(Collection<?> keys) {
+        BatchCheck batch = new BatchCheck(keys);
+        if (batch.allInMirror()) {
+            return CompletableFuture.completedFuture(batch.allPresent());
+        }
+        if (batch.shardKeys.isEmpty()) {
+            return CompletableFuture.completedFuture(batch.answers(List.of()));
+        }
+        return store.readBitsManyAsync(batch.shardKeys, batch.probes, checkTimeout).handle((answers, error) -> {
+            if (error != null) {
+                log.debug("Filter '{}': batch check failed: {}", name, error.getMessage());
+            }
+            List<Membership> result = batch.answers(error == null ? answers : null);
+            if (result.contains(Membership.NOT_READY)) {
+                MIRROR_LOADER.execute(this::notReady);
+            }
+            return result;
+        });
+    }
+
+    /** The probes of a batch grouped by shard: one {@code BITFIELD_RO} per shard, the marker last. */
+    private final class BatchCheck {
+
+        private final Collection<?> keys;
+        private final int hashes = geometry.hashes();
+        private final int[] shardOf;
+        private final int[] slotOfShard;
+        private final int[] positionInShard;
+        private final boolean allInMirror;
+        final List<String> shardKeys = new ArrayList<>();
+        final List<long[]> probes = new ArrayList<>();
+
+        BatchCheck(Collection<?> keys) {
+            this.keys = keys;
+            int shards = geometry.shards();
+            List<Object> present = new ArrayList<>(keys.size());
+            for (Object key : keys) {
+                if (key != null) {
+                    present.add(key);
+                }
+            }
+            long[] offsets = new long[present.size() * hashes];
+            shardOf = new int[present.size()];
+            int[] perShard = new int[shards];
+            boolean inMirror = mirror != null && !present.isEmpty();
+            for (int i = 0; i < present.size(); i++) {
+                shardOf[i] = BitPositions.fillSharded(present.get(i), geometry.bits(), hashes, shards, offsets, i * hashes);
+                perShard[shardOf[i]]++;
+                if (inMirror) {
+                    long[] single = java.util.Arrays.copyOfRange(offsets, i * hashes, (i + 1) * hashes);
+                    inMirror = mirror.lookup(shardOf[i], single, hashes) == BitmapMirror.Local.PRESENT;
+                }
+            }
+            allInMirror = inMirror;
+            slotOfShard = new int[shards];
+            positionInShard = new int[present.size()];
             if (allInMirror) {
-                long[] single = java.util.Arrays.copyOfRange(offsets, i * hashes, (i + 1) * hashes);
-                allInMirror = mirror.lookup(shardOf[i], single, hashes) == BitmapMirror.Local.PRESENT;
+                return;
+            }
+            int[] filled = new int[shards];
+            java.util.Arrays.fill(slotOfShard, -1);
+            for (int shard = 0; shard < shards; shard++) {
+                if (perShard[shard] > 0) {
+                    slotOfShard[shard] = shardKeys.size();
+                    shardKeys.add(RedisBloomFilter.this.keys.live(shard));
+                    long[] shardProbes = new long[perShard[shard] * hashes + 1];
+                    shardProbes[shardProbes.length - 1] = geometry.markerOffset();
+                    probes.add(shardProbes);
+                }
+            }
+            for (int i = 0; i < present.size(); i++) {
+                int shard = shardOf[i];
+                positionInShard[i] = filled[shard]++;
+                System.arraycopy(offsets, i * hashes, probes.get(slotOfShard[shard]), positionInShard[i] * hashes, hashes);
             }
         }
-        if (allInMirror) {
+
+        boolean allInMirror() {
+            return allInMirror;
+        }
+
+        List<Membership> allPresent() {
             List<Membership> allPresent = new ArrayList<>(keys.size());
             keys.forEach(key -> allPresent.add(Membership.PRESENT));
             return allPresent;
         }
-        List<String> shardKeys = new ArrayList<>();
-        List<long[]> probes = new ArrayList<>();
-        int[] slotOfShard = new int[shards];
-        int[] filled = new int[shards];
-        java.util.Arrays.fill(slotOfShard, -1);
-        for (int shard = 0; shard < shards; shard++) {
-            if (perShard[shard] > 0) {
-                slotOfShard[shard] = shardKeys.size();
-                shardKeys.add(this.keys.live(shard));
-                long[] shardProbes = new long[perShard[shard] * hashes + 1];
-                shardProbes[shardProbes.length - 1] = geometry.markerOffset();
-                probes.add(shardProbes);
-            }
-        }
-        int[] positionInShard = new int[present.size()];
-        for (int i = 0; i < present.size(); i++) {
-            int shard = shardOf[i];
-            positionInShard[i] = filled[shard]++;
-            System.arraycopy(offsets, i * hashes, probes.get(slotOfShard[shard]), positionInShard[i] * hashes, hashes);
-        }
-        List<BitSet> answers = null;
-        Membership failure = null;
-        if (!shardKeys.isEmpty()) {
-            try {
-                answers = store.readBitsMany(shardKeys, probes, checkTimeout);
-            }
-            catch (BitmapStoreException ex) {
-                log.debug("Filter '{}': batch check failed: {}", name, ex.getMessage());
-                failure = Membership.UNAVAILABLE;
-            }
-        }
-        boolean notReadySeen = false;
-        List<Membership> result = new ArrayList<>(keys.size());
-        int index = 0;
-        for (Object key : keys) {
-            if (key == null) {
-                result.add(Membership.PRESENT);
-                continue;
-            }
-            if (failure != null) {
-                result.add(failure);
+
+        /** @param answers Redis's replies, one per shard key, or null when the read failed */
+        List<Membership> answers(List<BitSet> answers) {
+            List<Membership> result = new ArrayList<>(keys.size());
+            int index = 0;
+            for (Object key : keys) {
+                if (key == null) {
+                    result.add(Membership.PRESENT);
+                    continue;
+                }
+                if (answers == null) {
+                    result.add(Membership.UNAVAILABLE);
+                    index++;
+                    continue;
+                }
+                int slot = slotOfShard[shardOf[index]];
+                BitSet set = answers.get(slot);
+                if (!set.get(probes.get(slot).length - 1)) {
+                    result.add(Membership.NOT_READY);
+                }
+                else {
+                    int from = positionInShard[index] * hashes;
+                    result.add(set.nextClearBit(from) >= from + hashes ? Membership.PRESENT : Membership.ABSENT);
+                }
                 index++;
-                continue;
             }
-            int slot = slotOfShard[shardOf[index]];
-            BitSet set = answers.get(slot);
-            if (!set.get(probes.get(slot).length - 1)) {
-                result.add(Membership.NOT_READY);
-                notReadySeen = true;
-            }
-            else {
-                int from = positionInShard[index] * hashes;
-                result.add(set.nextClearBit(from) >= from + hashes ? Membership.PRESENT : Membership.ABSENT);
-            }
-            index++;
+            return result;
         }
-        if (notReadySeen) {
-            notReady();
-        }
-        return result;
     }
 
     private void notReady() {
@@ -379,56 +489,102 @@ public final class RedisBloomFilter {
 
     /** Adds every non-null key of {@code keys}: one round trip per shard they fall in. */
     public void addAll(Collection<?> keys) {
-        int hashes = geometry.hashes();
-        int shards = geometry.shards();
-        List<List<long[]>> byShard = new ArrayList<>(shards);
-        for (int shard = 0; shard < shards; shard++) {
-            byShard.add(new ArrayList<>());
-        }
-        long[] offsets = new long[hashes];
-        for (Object key : keys) {
-            if (key != null) {
-                int shard = BitPositions.fillSharded(key, geometry.bits(), hashes, shards, offsets, 0);
-                byShard.get(shard).add(offsets.clone());
-            }
-        }
-        List<BitmapStore.ShardAdds> batch = new ArrayList<>();
-        List<Integer> batchShards = new ArrayList<>();
-        for (int shard = 0; shard < shards; shard++) {
-            List<long[]> added = byShard.get(shard);
-            if (added.isEmpty()) {
-                continue;
-            }
-            long[] all = new long[added.size() * hashes];
-            List<byte[]> entries = new ArrayList<>(added.size());
-            for (int i = 0; i < added.size(); i++) {
-                System.arraycopy(added.get(i), 0, all, i * hashes, hashes);
-                entries.add(pack(all, i * hashes, hashes));
-            }
-            batch.add(new BitmapStore.ShardAdds(this.keys.journal(shard), entries, this.keys.live(shard), all));
-            batchShards.add(shard);
-        }
-        if (batch.isEmpty()) {
+        AddBatch adds = new AddBatch(keys);
+        if (adds.batch.isEmpty()) {
             return;
         }
-        if (batch.size() == 1) {
-            BitmapStore.ShardAdds only = batch.get(0);
+        if (adds.batch.size() == 1) {
+            BitmapStore.ShardAdds only = adds.batch.get(0);
             store.journalAndSetBits(only.journalKey(), only.entries(), journalCapacity, only.bitmapKey(), only.offsets(),
                     only.offsets().length);
         }
         else {
-            store.journalAndSetBitsMany(batch, journalCapacity);
+            store.journalAndSetBitsMany(adds.batch, journalCapacity);
         }
         if (mirror != null) {
-            for (int i = 0; i < batch.size(); i++) {
-                long[] all = batch.get(i).offsets();
-                mirror.apply(batchShards.get(i), all, 0, all.length);
-                publishAdd(batchShards.get(i), all, all.length);
+            for (int i = 0; i < adds.batch.size(); i++) {
+                long[] all = adds.batch.get(i).offsets();
+                mirror.apply(adds.shards.get(i), all, 0, all.length);
+                publishAdd(adds.shards.get(i), all, all.length);
+            }
+        }
+    }
+
+    /**
+     * {@link #addAll} without blocking the calling thread, for reactive callers: the future
+     * completes once every key is journaled and its bits set, or with a
+     * {@link BitmapStoreException} when Redis refused or did not answer.
+     */
+    public CompletableFuture<Void> addAllAsync(Collection<?> keys) {
+        AddBatch adds = new AddBatch(keys);
+        if (adds.batch.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return store.journalAndSetBitsManyAsync(adds.batch, journalCapacity).thenRun(() -> {
+            if (mirror != null) {
+                for (int i = 0; i < adds.batch.size(); i++) {
+                    long[] all = adds.batch.get(i).offsets();
+                    mirror.apply(adds.shards.get(i), all, 0, all.length);
+                    store.publishAsync(keys().events(), addEvent(adds.shards.get(i), all, all.length))
+                            .exceptionally(error -> {
+                                log.debug("Filter '{}': could not tell other mirrors about an add: {}", name,
+                                        error.getMessage());
+                                return null;
+                            });
+                }
+            }
+        });
+    }
+
+    /** The journal entries and bits of a batch of adds, grouped by shard. */
+    private final class AddBatch {
+
+        final List<BitmapStore.ShardAdds> batch = new ArrayList<>();
+        final List<Integer> shards = new ArrayList<>();
+
+        AddBatch(Collection<?> keys) {
+            int hashes = geometry.hashes();
+            int shardCount = geometry.shards();
+            List<List<long[]>> byShard = new ArrayList<>(shardCount);
+            for (int shard = 0; shard < shardCount; shard++) {
+                byShard.add(new ArrayList<>());
+            }
+            long[] offsets = new long[hashes];
+            for (Object key : keys) {
+                if (key != null) {
+                    int shard = BitPositions.fillSharded(key, geometry.bits(), hashes, shardCount, offsets, 0);
+                    byShard.get(shard).add(offsets.clone());
+                }
+            }
+            for (int shard = 0; shard < shardCount; shard++) {
+                List<long[]> added = byShard.get(shard);
+                if (added.isEmpty()) {
+                    continue;
+                }
+                long[] all = new long[added.size() * hashes];
+                List<byte[]> entries = new ArrayList<>(added.size());
+                for (int i = 0; i < added.size(); i++) {
+                    System.arraycopy(added.get(i), 0, all, i * hashes, hashes);
+                    entries.add(pack(all, i * hashes, hashes));
+                }
+                batch.add(new BitmapStore.ShardAdds(RedisBloomFilter.this.keys.journal(shard), entries,
+                        RedisBloomFilter.this.keys.live(shard), all));
+                shards.add(shard);
             }
         }
     }
 
     private void publishAdd(int shard, long[] offsets, int count) {
+        try {
+            store.publish(keys.events(), addEvent(shard, offsets, count));
+        }
+        catch (BitmapStoreException ex) {
+            log.debug("Filter '{}': could not tell other mirrors about an add: {}", name, ex.getMessage());
+        }
+    }
+
+    /** The pub/sub message that tells other instances' mirrors about an add: 'A', the shard, the packed offsets. */
+    private static byte[] addEvent(int shard, long[] offsets, int count) {
         byte[] packed = pack(offsets, 0, count);
         byte[] message = new byte[packed.length + 5];
         message[0] = EVENT_ADD;
@@ -437,12 +593,7 @@ public final class RedisBloomFilter {
         message[3] = (byte) (shard >>> 8);
         message[4] = (byte) shard;
         System.arraycopy(packed, 0, message, 5, packed.length);
-        try {
-            store.publish(keys.events(), message);
-        }
-        catch (BitmapStoreException ex) {
-            log.debug("Filter '{}': could not tell other mirrors about an add: {}", name, ex.getMessage());
-        }
+        return message;
     }
 
     /** k offsets as 4-byte big-endian integers: the journal's entry format, read back by the swap script. */

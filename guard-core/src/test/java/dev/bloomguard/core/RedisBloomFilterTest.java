@@ -489,6 +489,58 @@ class RedisBloomFilterTest {
         }
     }
 
+    @Test
+    void asynchronousChecksAndAddsAnswerAsTheBlockingOnesDo() {
+        RedisBloomFilter filter = filter(FilterGeometry.of(10_000, 0.01));
+        assertThat(filter.checkAsync("anything").join()).isEqualTo(Membership.NOT_READY);
+        filter.load(LongStream.rangeClosed(1, 5_000).boxed());
+        List<Object> candidates = absentKeys(filter, 12);
+
+        for (long id = 1; id <= 5_000; id += 7) {
+            assertThat(filter.checkAsync(id).join()).as("id %s", id).isEqualTo(Membership.PRESENT);
+        }
+        assertThat(filter.checkAsync(candidates.get(0)).join()).isEqualTo(Membership.ABSENT);
+        assertThat(filter.checkAllAsync(Arrays.asList(1L, null, candidates.get(0), 4_999L)).join())
+                .containsExactly(Membership.PRESENT, Membership.PRESENT, Membership.ABSENT, Membership.PRESENT);
+
+        filter.addAllAsync(candidates.subList(0, 10)).join();
+
+        assertThat(filter.checkAll(candidates.subList(0, 10))).containsOnly(Membership.PRESENT);
+        assertThat(filter.checkAsync(candidates.get(11)).join()).isEqualTo(Membership.ABSENT);
+        filter.load(LongStream.rangeClosed(1, 5_000).boxed());
+        assertThat(filter.checkAllAsync(candidates.subList(0, 10)).join())
+                .as("asynchronous adds are journaled like blocking ones: the reload replays them")
+                .containsOnly(Membership.PRESENT);
+    }
+
+    @Test
+    void asynchronousChecksAnswerUnavailableAndAddsFailWithinTheTimeoutWhenRedisIsDown() {
+        RedisServer doomed = RedisServer.start();
+        LettuceConnectionFactory doomedFactory = connect(doomed.port());
+        try {
+            BitmapStore doomedStore = LettuceBitmapStore.create(doomedFactory, Duration.ofMillis(500));
+            RedisBloomFilter filter = RedisBloomFilter.builder(filterName, FilterGeometry.of(1_000, 0.01), doomedStore)
+                    .checkTimeout(Duration.ofMillis(50))
+                    .build();
+            filter.load(Stream.of("alice"));
+            assertThat(filter.checkAsync("alice").join()).isEqualTo(Membership.PRESENT);
+
+            doomed.stop();
+
+            long started = System.nanoTime();
+            assertThat(filter.checkAsync("alice").join()).isEqualTo(Membership.UNAVAILABLE);
+            assertThat(filter.checkAllAsync(Arrays.asList("alice", null)).join())
+                    .containsExactly(Membership.UNAVAILABLE, Membership.PRESENT);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
+            assertThatThrownBy(() -> filter.addAllAsync(List.of("bob")).join())
+                    .hasCauseInstanceOf(BitmapStoreException.class);
+        }
+        finally {
+            doomedFactory.destroy();
+            doomed.close();
+        }
+    }
+
     private RedisBloomFilter filter(FilterGeometry geometry) {
         return RedisBloomFilter.builder(filterName, geometry, store).checkTimeout(GENEROUS_CHECK_TIMEOUT).build();
     }

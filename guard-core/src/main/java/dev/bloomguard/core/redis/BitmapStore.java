@@ -5,6 +5,7 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The few Redis operations a filter needs. Every method is one round trip unless it says
@@ -28,6 +29,47 @@ public interface BitmapStore {
      * @return one answer per key, in order
      */
     List<BitSet> readBitsMany(List<String> keys, List<long[]> offsets, Duration timeout);
+
+    /**
+     * {@link #readBits} without blocking the calling thread, for reactive callers: the future
+     * completes with the answer or with a {@link BitmapStoreException}, never later than
+     * {@code timeout}. The default answers by calling {@link #readBits} at once, which is right
+     * for a store that does no I/O; a store that talks to Redis overrides it.
+     */
+    default CompletableFuture<BitSet> readBitsAsync(String key, long[] offsets, int count, Duration timeout) {
+        return completeNow(() -> readBits(key, offsets, count, timeout));
+    }
+
+    /** {@link #readBitsMany} without blocking the calling thread; see {@link #readBitsAsync}. */
+    default CompletableFuture<List<BitSet>> readBitsManyAsync(List<String> keys, List<long[]> offsets,
+            Duration timeout) {
+        return completeNow(() -> readBitsMany(keys, offsets, timeout));
+    }
+
+    /** {@link #journalAndSetBitsMany} without blocking the calling thread; see {@link #readBitsAsync}. */
+    default CompletableFuture<Void> journalAndSetBitsManyAsync(List<ShardAdds> adds, long journalCapacity) {
+        return completeNow(() -> {
+            journalAndSetBitsMany(adds, journalCapacity);
+            return null;
+        });
+    }
+
+    /** {@link #publish} without blocking the calling thread; see {@link #readBitsAsync}. */
+    default CompletableFuture<Void> publishAsync(String channel, byte[] message) {
+        return completeNow(() -> {
+            publish(channel, message);
+            return null;
+        });
+    }
+
+    private static <T> CompletableFuture<T> completeNow(java.util.function.Supplier<T> call) {
+        try {
+            return CompletableFuture.completedFuture(call.get());
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
 
     /** Sets the bits at {@code offsets[0 .. count)} of {@code key} ({@code BITFIELD ... SET}). */
     void setBits(String key, long[] offsets, int count);

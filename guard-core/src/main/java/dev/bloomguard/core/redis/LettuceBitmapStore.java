@@ -87,6 +87,13 @@ public final class LettuceBitmapStore implements BitmapStore {
             return 0
             """;
 
+    /** Runs blocking calls for asynchronous callers when there is no shared connection to write to. */
+    private static final Executor POOLED_CALLS = java.util.concurrent.Executors.newCachedThreadPool(runnable -> {
+        Thread thread = new Thread(runnable, "bloomguard-redis-pooled");
+        thread.setDaemon(true);
+        return thread;
+    });
+
     private final LettuceConnectionFactory connectionFactory;
     private final Duration operationTimeout;
     private final CircuitBreaker breaker;
@@ -151,6 +158,39 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
+    public CompletableFuture<BitSet> readBitsAsync(String key, long[] offsets, int count, Duration timeout) {
+        BitfieldGetArgs args = new BitfieldGetArgs(bytes(key), offsets, count);
+        return callAsync("BITFIELD_RO", timeout,
+                commands -> List.of(commands.dispatch(BITFIELD_RO, new BitsOutput(), args)));
+    }
+
+    @Override
+    public CompletableFuture<List<BitSet>> readBitsManyAsync(List<String> keys, List<long[]> offsets,
+            Duration timeout) {
+        List<RedisFuture<BitSet>> replies = new ArrayList<>(keys.size());
+        return this.<BitSet>callAsync("BITFIELD_RO", timeout, commands -> {
+            for (int i = 0; i < keys.size(); i++) {
+                long[] probes = offsets.get(i);
+                replies.add(commands.dispatch(BITFIELD_RO, new BitsOutput(),
+                        new BitfieldGetArgs(bytes(keys.get(i)), probes, probes.length)));
+            }
+            return replies;
+        }).thenApply(last -> replies.stream().map(reply -> reply.toCompletableFuture().join()).toList());
+    }
+
+    @Override
+    public CompletableFuture<Void> journalAndSetBitsManyAsync(List<ShardAdds> adds, long journalCapacity) {
+        return callAsync("RPUSH+BITFIELD SET", operationTimeout, commands -> journalAndSetBitsCommands(commands, adds,
+                journalCapacity)).thenApply(last -> null);
+    }
+
+    @Override
+    public CompletableFuture<Void> publishAsync(String channel, byte[] message) {
+        return callAsync("PUBLISH", operationTimeout, commands -> List.of(commands.publish(bytes(channel), message)))
+                .thenApply(receivers -> null);
+    }
+
+    @Override
     public void setBits(String key, long[] offsets, int count) {
         call("BITFIELD SET", operationTimeout, commands -> bitfieldSets(commands, bytes(key), offsets, count));
     }
@@ -170,16 +210,19 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     @Override
     public void journalAndSetBitsMany(List<ShardAdds> adds, long journalCapacity) {
-        call("RPUSH+BITFIELD SET", operationTimeout, commands -> {
-            List<RedisFuture<?>> replies = new ArrayList<>();
-            for (ShardAdds shard : adds) {
-                byte[] journal = bytes(shard.journalKey());
-                replies.add(commands.rpush(journal, shard.entries().toArray(new byte[0][])));
-                replies.add(commands.ltrim(journal, -journalCapacity, -1));
-                replies.addAll(bitfieldSets(commands, bytes(shard.bitmapKey()), shard.offsets(), shard.offsets().length));
-            }
-            return replies;
-        });
+        call("RPUSH+BITFIELD SET", operationTimeout, commands -> journalAndSetBitsCommands(commands, adds, journalCapacity));
+    }
+
+    private static List<RedisFuture<?>> journalAndSetBitsCommands(RedisClusterAsyncCommands<byte[], byte[]> commands,
+            List<ShardAdds> adds, long journalCapacity) {
+        List<RedisFuture<?>> replies = new ArrayList<>();
+        for (ShardAdds shard : adds) {
+            byte[] journal = bytes(shard.journalKey());
+            replies.add(commands.rpush(journal, shard.entries().toArray(new byte[0][])));
+            replies.add(commands.ltrim(journal, -journalCapacity, -1));
+            replies.addAll(bitfieldSets(commands, bytes(shard.bitmapKey()), shard.offsets(), shard.offsets().length));
+        }
+        return replies;
     }
 
     private static List<RedisFuture<?>> bitfieldSets(RedisClusterAsyncCommands<byte[], byte[]> commands, byte[] key,
@@ -351,6 +394,58 @@ public final class LettuceBitmapStore implements BitmapStore {
         }
     }
 
+    /**
+     * {@link #call} without blocking the calling thread: the commands are written once the
+     * shared connection is there, and the result completes on Lettuce's I/O thread, or with a
+     * {@link BitmapStoreException} at {@code timeout}. The circuit breaker counts as for {@link #call}.
+     * Without a shared native connection (a pooled configuration) there is no connection to
+     * write to without blocking, so the blocking call runs on a worker thread instead.
+     */
+    @SuppressWarnings("unchecked")
+    private <T> CompletableFuture<T> callAsync(String name, Duration timeout,
+            Function<RedisClusterAsyncCommands<byte[], byte[]>, List<? extends RedisFuture<?>>> send) {
+        if (!connectionFactory.getShareNativeConnection()) {
+            return CompletableFuture.supplyAsync(() -> call(name, timeout, send), POOLED_CALLS);
+        }
+        if (!breaker.tryAcquire()) {
+            return CompletableFuture.failedFuture(
+                    new BitmapStoreException(name + " not sent: the circuit to Redis is open after repeated failures", null));
+        }
+        AtomicReference<List<? extends RedisFuture<?>>> sent = new AtomicReference<>(List.of());
+        CompletableFuture<T> replies = sharedConnection().thenCompose(commands -> {
+            List<? extends RedisFuture<?>> futures = send.apply(commands);
+            sent.set(futures);
+            CompletableFuture<?>[] all = futures.stream().map(RedisFuture::toCompletableFuture)
+                    .toArray(CompletableFuture[]::new);
+            return CompletableFuture.allOf(all).thenApply(done -> (T) all[all.length - 1].join());
+        });
+        replies.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        CompletableFuture<T> result = new CompletableFuture<>();
+        replies.whenComplete((value, error) -> {
+            if (error == null) {
+                breaker.onSuccess();
+                result.complete(value);
+                return;
+            }
+            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                    ? error.getCause() : error;
+            if (cause instanceof RedisCommandExecutionException) {
+                breaker.onSuccess();
+                result.completeExceptionally(new BitmapStoreException(name + " failed: " + cause.getMessage(), cause));
+                return;
+            }
+            breaker.onFailure();
+            if (cause instanceof TimeoutException) {
+                sent.get().forEach(reply -> reply.cancel(false));
+                result.completeExceptionally(new BitmapStoreException(name + " did not answer within " + timeout, cause));
+            }
+            else {
+                result.completeExceptionally(new BitmapStoreException(name + " failed: " + cause.getMessage(), cause));
+            }
+        });
+        return result;
+    }
+
     private <T> T withCommands(Duration timeout, Function<RedisClusterAsyncCommands<byte[], byte[]>, T> work) {
         if (connectionFactory.getShareNativeConnection()) {
             return work.apply(sharedCommands(timeout));
@@ -376,6 +471,23 @@ public final class LettuceBitmapStore implements BitmapStore {
      * wait longer than its own timeout for it. A closed connection is obtained afresh.
      */
     private RedisClusterAsyncCommands<byte[], byte[]> sharedCommands(Duration timeout) {
+        try {
+            return sharedConnection().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        }
+        catch (TimeoutException ex) {
+            throw new BitmapStoreException("no Redis connection within " + timeout, ex);
+        }
+        catch (ExecutionException ex) {
+            throw new BitmapStoreException("no Redis connection: " + ex.getCause().getMessage(), ex.getCause());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new BitmapStoreException("interrupted while connecting to Redis", ex);
+        }
+    }
+
+    /** The shared connection as it stands: done once connected; a failed or closed one is replaced by a fresh attempt. */
+    private CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> sharedConnection() {
         CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> current = sharedConnection.get();
         if (current == null || current.isCompletedExceptionally() || (current.isDone() && closedForGood(current.join()))) {
             CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> fresh = new CompletableFuture<>();
@@ -391,19 +503,7 @@ public final class LettuceBitmapStore implements BitmapStore {
             }
             current = sharedConnection.get();
         }
-        try {
-            return current.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        }
-        catch (TimeoutException ex) {
-            throw new BitmapStoreException("no Redis connection within " + timeout, ex);
-        }
-        catch (ExecutionException ex) {
-            throw new BitmapStoreException("no Redis connection: " + ex.getCause().getMessage(), ex.getCause());
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new BitmapStoreException("interrupted while connecting to Redis", ex);
-        }
+        return current;
     }
 
     /** True for a connection Spring has closed (reset or shut down), false for one that is merely reconnecting. */
