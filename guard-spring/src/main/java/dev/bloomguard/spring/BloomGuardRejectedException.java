@@ -2,7 +2,7 @@ package dev.bloomguard.spring;
 
 /**
  * Thrown instead of invoking a {@link BloomGuard @BloomGuard} method whose key the filter says
- * is definitely absent ({@code on-absent: throw}). Rendered as HTTP 404 when Spring MVC is present.
+ * is definitely absent ({@code on-absent: throw}). Rendered as HTTP 404 under Spring MVC and Spring WebFlux.
  *
  * <p>The message names the filter and the method but never the key: keys are user ids, emails
  * and tokens, and exception messages end up in logs.

@@ -63,6 +63,9 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         if (operations == null) {
             return invocation.proceed();
         }
+        if (operations.shape() != BloomOperations.Shape.PLAIN) {
+            return ReactiveCalls.invoke(this, invocation, operations);
+        }
         Object[] arguments = invocation.getArguments();
         BloomOperations.Guard guard = operations.guard();
         if (guard != null && !admits(guard, target, arguments)) {
@@ -79,20 +82,38 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     }
 
     private boolean admits(BloomOperations.Guard guard, Object target, Object[] arguments) {
-        Object key = resolve(guard.key(), target, arguments, null, guard.method(), guard.filter());
+        Object key = guardKey(guard, target, arguments);
         if (key == null) {
             return true;
         }
-        RedisBloomFilter filter = registry().filter(guard.filter());
+        RedisBloomFilter filter = filter(guard.filter());
         long started = System.nanoTime();
-        Membership answer = isBatch(key) ? batchAnswer(filter, elements(key)) : filter.check(key);
-        long elapsed = System.nanoTime() - started;
+        Membership answer = isBatch(key) ? batchAnswer(filter.checkAll(elements(key))) : filter.check(key);
+        return decide(guard, key, answer, System.nanoTime() - started);
+    }
+
+    /** The key {@code guard} checks for this call, or null to let it through unchecked. */
+    Object guardKey(BloomOperations.Guard guard, Object target, Object[] arguments) {
+        return resolve(guard.key(), target, arguments, null, guard.method(), guard.filter());
+    }
+
+    /** The key {@code put} adds for this call's {@code result}, or null to add nothing. */
+    Object putKey(BloomOperations.Put put, Object target, Object[] arguments, Object result) {
+        return resolve(put.key(), target, arguments, result, put.method(), put.filter());
+    }
+
+    RedisBloomFilter filter(String name) {
+        return registry().filter(name);
+    }
+
+    /** Counts the filter's answer and says whether the call may go on. */
+    boolean decide(BloomOperations.Guard guard, Object key, Membership answer, long elapsedNanos) {
         CheckOutcome outcome = switch (answer) {
             case PRESENT -> CheckOutcome.PASSED;
             case ABSENT -> CheckOutcome.BLOCKED;
             case NOT_READY, UNAVAILABLE -> CheckOutcome.BYPASSED;
         };
-        metrics().record(guard.filter(), outcome, elapsed);
+        metrics().record(guard.filter(), outcome, elapsedNanos);
         if (answer == Membership.ABSENT) {
             log.debug("Filter '{}' rejected key {} for {}", guard.filter(), key, guard.method());
             return false;
@@ -101,13 +122,13 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     }
 
     /** A batch is rejected only when every element is absent; otherwise the most permissive answer wins. */
-    private static Membership batchAnswer(RedisBloomFilter filter, List<Object> keys) {
-        if (keys.isEmpty()) {
+    static Membership batchAnswer(List<Membership> answers) {
+        if (answers.isEmpty()) {
             return Membership.PRESENT;
         }
         boolean unavailable = false;
         boolean notReady = false;
-        for (Membership answer : filter.checkAll(keys)) {
+        for (Membership answer : answers) {
             switch (answer) {
                 case PRESENT -> {
                     return Membership.PRESENT;
@@ -125,11 +146,11 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     }
 
     private void add(BloomOperations.Put put, Object target, Object[] arguments, Object result) {
-        Object key = resolve(put.key(), target, arguments, result, put.method(), put.filter());
+        Object key = putKey(put, target, arguments, result);
         if (key == null) {
             return;
         }
-        RedisBloomFilter filter = registry().filter(put.filter());
+        RedisBloomFilter filter = filter(put.filter());
         try {
             if (isBatch(key)) {
                 filter.addAll(elements(key));
@@ -139,9 +160,13 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             }
         }
         catch (BitmapStoreException ex) {
-            throw new BloomGuardException("@BloomPut on " + put.method() + " could not add the key to filter '"
-                    + put.filter() + "': " + ex.getMessage(), ex);
+            throw addFailed(put, ex);
         }
+    }
+
+    static BloomGuardException addFailed(BloomOperations.Put put, Throwable cause) {
+        return new BloomGuardException("@BloomPut on " + put.method() + " could not add the key to filter '"
+                + put.filter() + "': " + cause.getMessage(), cause);
     }
 
     private static Object resolve(KeyExpression expression, Object target, Object[] arguments, Object result,
@@ -155,11 +180,11 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         }
     }
 
-    private static boolean isBatch(Object key) {
+    static boolean isBatch(Object key) {
         return key instanceof Collection<?> || (key.getClass().isArray() && !(key instanceof byte[]));
     }
 
-    private static List<Object> elements(Object key) {
+    static List<Object> elements(Object key) {
         if (key instanceof Collection<?> collection) {
             return new ArrayList<>(collection);
         }

@@ -39,7 +39,7 @@ public final class BloomOperationSource {
         Iterable<String> names();
     }
 
-    private static final BloomOperations NONE = new BloomOperations(null, null);
+    private static final BloomOperations NONE = new BloomOperations(null, null, BloomOperations.Shape.PLAIN);
 
     private final Map<MethodClassKey, BloomOperations> cache = new ConcurrentHashMap<>(256);
     private final FilterCatalog catalog;
@@ -76,7 +76,20 @@ public final class BloomOperationSource {
         }
         String where = ClassUtils.getQualifiedMethodName(method, targetClass);
         return new BloomOperations(guard == null ? null : guard(guard, method, where),
-                put == null ? null : put(put, method, where));
+                put == null ? null : put(put, method, where), shapeOf(method.getReturnType()));
+    }
+
+    /** Reactor's {@code Mono} and {@code Flux}, told apart by name so that no Reactor class is loaded for it. */
+    static BloomOperations.Shape shapeOf(Class<?> returnType) {
+        for (Class<?> type = returnType; type != null; type = type.getSuperclass()) {
+            if (type.getName().equals("reactor.core.publisher.Mono")) {
+                return BloomOperations.Shape.MONO;
+            }
+            if (type.getName().equals("reactor.core.publisher.Flux")) {
+                return BloomOperations.Shape.FLUX;
+            }
+        }
+        return BloomOperations.Shape.PLAIN;
     }
 
     private BloomOperations.Guard guard(BloomGuard guard, Method method, String where) {

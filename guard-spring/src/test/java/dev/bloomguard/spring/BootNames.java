@@ -1,0 +1,50 @@
+package dev.bloomguard.spring;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+import org.springframework.util.ClassUtils;
+
+/**
+ * Spring Boot classes that moved between generations (3.5 and 4.0), named both ways so that the
+ * same test sources run on either. Names that do not exist on the running generation are
+ * simply not found; each lookup insists that one of its names is.
+ */
+public final class BootNames {
+
+    public static final String DATA_SOURCE_3 = "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration";
+    public static final String DATA_SOURCE_4 = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration";
+    public static final String REDIS_3 = "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration";
+    public static final String REDIS_4 = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration";
+    /** Did not move. */
+    public static final String AOP = "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration";
+
+    private BootNames() {
+    }
+
+    public static Class<?> redisAutoConfiguration() {
+        return first(REDIS_3, REDIS_4);
+    }
+
+    public static Class<?> dataSourceAutoConfiguration() {
+        return first(DATA_SOURCE_3, DATA_SOURCE_4);
+    }
+
+    public static Class<?> aopAutoConfiguration() {
+        return first(AOP);
+    }
+
+    /** True when the running Spring Boot is 4.x. */
+    public static boolean isBoot4() {
+        return ClassUtils.isPresent(REDIS_4, BootNames.class.getClassLoader());
+    }
+
+    /** The first of {@code names} that is on the class path. */
+    public static Class<?> first(String... names) {
+        ClassLoader loader = BootNames.class.getClassLoader();
+        return Arrays.stream(names).filter(name -> ClassUtils.isPresent(name, loader))
+                .map(name -> ClassUtils.resolveClassName(name, loader)).filter(Objects::nonNull).findFirst()
+                .orElseThrow(() -> new IllegalStateException("None of " + Arrays.toString(names)
+                        + " is on the class path of this Spring Boot generation"));
+    }
+}
