@@ -1,63 +1,24 @@
 package dev.bloomguard.spring.actuate;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Optional;
-
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.actuate.health.Status;
 
-import dev.bloomguard.core.FilterState;
-import dev.bloomguard.core.FilterStatus;
-import dev.bloomguard.core.redis.CircuitBreaker;
-
 /**
- * The {@code bloomGuard} health contributor: one detail per filter (state, fill ratio,
- * estimated fpp, circuit breaker), from the {@link FilterStatusCache}, so a health check never
- * makes Redis count bits.
- *
- * <p>{@code UP} when every filter is READY and the circuit breaker is closed; otherwise
- * {@code UNKNOWN}, never {@code DOWN}. The one thing not to get wrong: a filter that is WARMING
- * or DEGRADED, or a Redis that is failing, does not break the application; the guard lets
- * calls through (or blocks them, if {@code on-redis-failure: block} says so) until the filter
- * is ready again, so taking the instance out of the load balancer would only turn a slower
- * database into an outage. {@code UNKNOWN} ranks below {@code UP} in Spring Boot's default
- * status order and maps to HTTP 200, so it neither changes the aggregate health nor fails a
- * readiness probe. To gate readiness on warm filters, add {@code bloomGuard} to a health group
- * and map {@code UNKNOWN} to 503 in that group's {@code status.http-mapping}.
+ * The {@code bloomGuard} health contributor on Spring Boot 3, whose health types live in
+ * {@code org.springframework.boot.actuate.health}; what it reports is {@link BloomGuardHealth}'s.
  */
 public final class BloomGuardHealthIndicator implements HealthIndicator {
 
-    private final FilterStatusCache statuses;
+    private final BloomGuardHealth health;
 
     public BloomGuardHealthIndicator(FilterStatusCache statuses) {
-        this.statuses = statuses;
+        this.health = new BloomGuardHealth(statuses);
     }
 
     @Override
     public Health health() {
-        Optional<CircuitBreaker.State> circuit = statuses.circuitState();
-        boolean healthy = circuit.map(state -> state == CircuitBreaker.State.CLOSED).orElse(true);
-        Map<String, Object> filters = new LinkedHashMap<>();
-        for (String name : statuses.registry().names()) {
-            Map<String, Object> details = new LinkedHashMap<>();
-            Optional<FilterStatus> status = statuses.snapshot(name).map(FilterStatusCache.Snapshot::status);
-            if (status.isEmpty()) {
-                details.put("state", "UNREAD");
-                healthy = false;
-            }
-            else {
-                details.put("state", status.get().state());
-                healthy &= status.get().state() == FilterState.READY;
-                if (status.get().bitCount() >= 0) {
-                    details.put("fillRatio", status.get().fillRatio());
-                    details.put("estimatedFpp", status.get().estimatedFpp());
-                }
-            }
-            circuit.ifPresent(state -> details.put("circuit", state));
-            filters.put(name, details);
-        }
-        return Health.status(healthy ? Status.UP : Status.UNKNOWN).withDetails(filters).build();
+        BloomGuardHealth.Report report = health.report();
+        return Health.status(report.up() ? Status.UP : Status.UNKNOWN).withDetails(report.details()).build();
     }
 }

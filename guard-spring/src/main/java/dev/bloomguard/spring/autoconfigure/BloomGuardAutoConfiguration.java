@@ -52,8 +52,11 @@ import dev.bloomguard.spring.warmup.SqlKeySource;
  * declaring one of the same type.
  */
 @AutoConfiguration(afterName = {
+        // Spring Boot 3 and Spring Boot 4 names of each: Boot ignores the one that does not exist.
         "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
-        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration" })
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration" })
 @ConditionalOnClass(RedisConnectionFactory.class)
 @ConditionalOnProperty(prefix = "bloom-guard", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(BloomGuardProperties.class)

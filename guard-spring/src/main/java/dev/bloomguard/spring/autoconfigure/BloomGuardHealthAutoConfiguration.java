@@ -13,8 +13,10 @@ import dev.bloomguard.spring.actuate.BloomGuardHealthIndicator;
 import dev.bloomguard.spring.actuate.FilterStatusCache;
 
 /**
- * The {@code bloomGuard} health contributor, when Spring Boot Actuator is present; switched off
- * with {@code management.health.bloomguard.enabled=false}.
+ * The {@code bloomGuard} health contributor on Spring Boot 3, when Spring Boot Actuator is
+ * present; switched off with {@code management.health.bloomguard.enabled=false}. Boot 4 moved
+ * the health types, so there {@code BloomGuardBoot4HealthAutoConfiguration} contributes instead;
+ * the class condition is by name and read before this class is loaded, so Boot 4 never loads it.
  */
 @AutoConfiguration(after = BloomGuardAutoConfiguration.class)
 @ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")

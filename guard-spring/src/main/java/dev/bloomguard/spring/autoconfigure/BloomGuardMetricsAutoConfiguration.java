@@ -20,9 +20,13 @@ import io.micrometer.core.instrument.MeterRegistry;
  * gauges read every {@code bloom-guard.status-refresh-interval}, to the application's MeterRegistry.
  */
 @AutoConfiguration(after = BloomGuardAutoConfiguration.class, afterName = {
+        // Spring Boot 3 and Spring Boot 4 names of each: Boot ignores the one that does not exist.
         "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
         "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration" })
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean({ MeterRegistry.class, BloomFilterRegistry.class })
 @Import(FilterStatusCacheConfiguration.class)

@@ -12,10 +12,11 @@ import dev.bloomguard.spring.actuate.FilterStatusCache;
 /**
  * The {@link FilterStatusCache} shared by the gauges, the health contributor and the endpoint.
  * Imported by each of their auto-configurations rather than declared by the core one, so that an
- * application using none of them never runs the periodic {@code BITCOUNT}s.
+ * application using none of them never runs the periodic {@code BITCOUNT}s. Public only so that
+ * the Boot 4 health auto-configuration, in a package of its own, can import it.
  */
 @Configuration(proxyBeanMethods = false)
-class FilterStatusCacheConfiguration {
+public class FilterStatusCacheConfiguration {
 
     @Bean
     @ConditionalOnMissingBean

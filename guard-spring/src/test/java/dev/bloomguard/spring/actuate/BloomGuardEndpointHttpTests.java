@@ -15,7 +15,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.client.TestRestTemplate;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.ResponseEntity;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -28,6 +28,7 @@ import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.spring.TestHttp;
 import dev.bloomguard.spring.metrics.BloomGuardMetricNames;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -64,8 +65,8 @@ class BloomGuardEndpointHttpTests {
         RealServers.registerPostgres(registry);
     }
 
-    @Autowired
-    TestRestTemplate http;
+    @Value("${local.server.port}")
+    int port;
 
     @Autowired
     BloomFilterRegistry registry;
@@ -134,7 +135,7 @@ class BloomGuardEndpointHttpTests {
 
     @Test
     void unknownFilterIsNotFound() {
-        assertThat(http.getForEntity("/actuator/bloomguard/nope", String.class).getStatusCode().value()).isEqualTo(404);
+        assertThat(new TestHttp(port).get("/actuator/bloomguard/nope").getStatusCode().value()).isEqualTo(404);
     }
 
     @Test
@@ -146,11 +147,11 @@ class BloomGuardEndpointHttpTests {
         RealServers.execute("INSERT INTO actuate_items SELECT g FROM generate_series(" + (ITEMS + 1) + ", "
                 + (ITEMS + 1_000) + ") g");
 
-        ResponseEntity<JsonNode> response = http.postForEntity("/actuator/bloomguard/rebuilt", null, JsonNode.class);
+        ResponseEntity<String> response = new TestHttp(port).post("/actuator/bloomguard/rebuilt");
 
         assertThat(response.getStatusCode().value()).isEqualTo(200);
-        assertThat(response.getBody().path("filter").asText()).isEqualTo("rebuilt");
-        assertThat(response.getBody().path("rebuild").asText()).isEqualTo("started");
+        assertThat(TestHttp.json(response.getBody()).path("filter").asText()).isEqualTo("rebuilt");
+        assertThat(TestHttp.json(response.getBody()).path("rebuild").asText()).isEqualTo("started");
         JsonNode after = poll(() -> get("/actuator/bloomguard/rebuilt"),
                 node -> Instant.parse(node.path("liveSince").asText()).isAfter(liveSinceBefore));
         assertThat(Instant.parse(after.path("lastLoad").path("finishedAt").asText())).isAfter(liveSinceBefore);
@@ -162,9 +163,9 @@ class BloomGuardEndpointHttpTests {
 
     @Test
     void postForAFilterWithoutWarmupSqlOrAnUnknownFilterIsABadRequest() {
-        assertThat(http.postForEntity("/actuator/bloomguard/idle", null, String.class).getStatusCode().value())
+        assertThat(new TestHttp(port).post("/actuator/bloomguard/idle").getStatusCode().value())
                 .isEqualTo(400);
-        assertThat(http.postForEntity("/actuator/bloomguard/nope", null, String.class).getStatusCode().value())
+        assertThat(new TestHttp(port).post("/actuator/bloomguard/nope").getStatusCode().value())
                 .isEqualTo(400);
     }
 
@@ -174,11 +175,11 @@ class BloomGuardEndpointHttpTests {
         poll(() -> get("/actuator/bloomguard").path("filters").path("loaded"),
                 node -> "READY".equals(node.path("state").asText()));
 
-        ResponseEntity<JsonNode> response = http.getForEntity("/actuator/health", JsonNode.class);
+        ResponseEntity<String> response = new TestHttp(port).get("/actuator/health");
 
         assertThat(response.getStatusCode().value()).isEqualTo(200);
-        assertThat(response.getBody().path("status").asText()).isEqualTo("UP");
-        JsonNode bloomGuard = response.getBody().path("components").path("bloomGuard");
+        assertThat(TestHttp.json(response.getBody()).path("status").asText()).isEqualTo("UP");
+        JsonNode bloomGuard = TestHttp.json(response.getBody()).path("components").path("bloomGuard");
         assertThat(bloomGuard.path("status").asText()).as("a never-loaded filter is bypassed, not down")
                 .isEqualTo("UNKNOWN");
         JsonNode loaded = bloomGuard.path("details").path("loaded");
@@ -210,9 +211,9 @@ class BloomGuardEndpointHttpTests {
     }
 
     private JsonNode get(String path) {
-        ResponseEntity<JsonNode> response = http.getForEntity(path, JsonNode.class);
+        ResponseEntity<String> response = new TestHttp(port).get(path);
         assertThat(response.getStatusCode().value()).as("GET %s", path).isEqualTo(200);
-        return response.getBody();
+        return TestHttp.json(response.getBody());
     }
 
     private static Instant readAt(JsonNode filter) {

@@ -6,7 +6,7 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import dev.bloomguard.spring.BootNames;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -29,7 +29,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 class BloomGuardAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, BloomGuardAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(BootNames.redisAutoConfiguration(), BloomGuardAutoConfiguration.class,
                     BloomGuardMetricsAutoConfiguration.class, BloomGuardWebMvcAutoConfiguration.class))
             .withPropertyValues(RealServers.redisProperties())
             .withPropertyValues("bloom-guard.key-prefix=autoconfig", "bloom-guard.filters.user.expected-insertions=1000");
@@ -85,7 +85,7 @@ class BloomGuardAutoConfigurationTests {
     @Test
     void rendersRejectionsOnlyInServletWebApplications() {
         new WebApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, BloomGuardAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(BootNames.redisAutoConfiguration(), BloomGuardAutoConfiguration.class,
                         BloomGuardWebMvcAutoConfiguration.class))
                 .withPropertyValues(RealServers.redisProperties())
                 .run(context -> assertThat(context).hasSingleBean(BloomGuardRejectedExceptionHandler.class));

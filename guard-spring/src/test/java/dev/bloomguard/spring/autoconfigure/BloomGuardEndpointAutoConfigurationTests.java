@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import dev.bloomguard.spring.BootNames;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -24,7 +24,7 @@ import dev.bloomguard.spring.actuate.FilterStatusCache;
 class BloomGuardEndpointAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, BloomGuardAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(BootNames.redisAutoConfiguration(), BloomGuardAutoConfiguration.class,
                     BloomGuardEndpointAutoConfiguration.class))
             .withPropertyValues(RealServers.redisProperties())
             .withPropertyValues("bloom-guard.key-prefix=endpoint-autoconfig", "bloom-guard.redis-timeout=5s",

@@ -6,42 +6,58 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.HealthIndicator;
-import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ReflectionUtils;
 
 import dev.bloomguard.core.FilterState;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.BootNames;
 import dev.bloomguard.spring.RealServers;
-import dev.bloomguard.spring.actuate.BloomGuardHealthIndicator;
 import dev.bloomguard.spring.actuate.FilterStatusCache;
 
+/**
+ * The {@code bloomGuard} health contributor on whichever Boot generation the tests run: Boot 3's
+ * and Boot 4's health types differ only in package, so the contributor's {@code Health} is read
+ * through its method names.
+ */
 class BloomGuardHealthAutoConfigurationTests {
 
+    /** This generation's health auto-configuration, its contributor type and Boot's HealthIndicator. */
+    private static final Class<?> AUTO_CONFIGURATION = BootNames.isBoot4()
+            ? BootNames.first("dev.bloomguard.spring.boot4.BloomGuardBoot4HealthAutoConfiguration")
+            : BloomGuardHealthAutoConfiguration.class;
+    private static final Class<?> CONTRIBUTOR = BootNames.isBoot4()
+            ? BootNames.first("dev.bloomguard.spring.boot4.Boot4HealthIndicator")
+            : BootNames.first("dev.bloomguard.spring.actuate.BloomGuardHealthIndicator");
+    private static final Class<?> HEALTH_INDICATOR = BootNames.first(
+            "org.springframework.boot.actuate.health.HealthIndicator",
+            "org.springframework.boot.health.contributor.HealthIndicator");
+
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, BloomGuardAutoConfiguration.class,
-                    BloomGuardHealthAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(BootNames.redisAutoConfiguration(), BloomGuardAutoConfiguration.class,
+                    BloomGuardHealthAutoConfiguration.class, AUTO_CONFIGURATION))
             .withPropertyValues(RealServers.redisProperties())
             .withPropertyValues("bloom-guard.key-prefix=health-autoconfig", "bloom-guard.redis-timeout=5s");
 
     @Test
-    void contributesBloomGuardHealthByDefault() {
+    void contributesBloomGuardHealthOfThisGenerationByDefault() {
         runner.withPropertyValues("bloom-guard.filters.user.expected-insertions=1000").run(context -> {
             assertThat(context).hasNotFailed();
-            assertThat(context).hasSingleBean(BloomGuardHealthIndicator.class);
+            assertThat(context).hasSingleBean(CONTRIBUTOR);
+            assertThat(context).hasSingleBean(HEALTH_INDICATOR);
             assertThat(context).hasSingleBean(FilterStatusCache.class);
-            assertThat(context).getBean("bloomGuard").isSameAs(context.getBean(BloomGuardHealthIndicator.class));
+            assertThat(context).getBean("bloomGuard").isSameAs(context.getBean(CONTRIBUTOR));
         });
     }
 
@@ -51,13 +67,13 @@ class BloomGuardHealthAutoConfigurationTests {
             context.getBean(BloomFilterRegistry.class).filter("ready").load(LongStream.rangeClosed(1, 500).boxed());
             context.getBean(FilterStatusCache.class).refreshAll();
 
-            Health health = context.getBean(BloomGuardHealthIndicator.class).health();
+            Reading health = Reading.of(context);
 
-            assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat(filterDetails(health, "ready")).containsEntry("state", FilterState.READY)
+            assertThat(health.status()).isEqualTo("UP");
+            assertThat(health.filter("ready")).containsEntry("state", FilterState.READY)
                     .containsEntry("circuit", CircuitBreaker.State.CLOSED)
                     .containsKeys("fillRatio", "estimatedFpp");
-            assertThat((double) filterDetails(health, "ready").get("fillRatio")).isBetween(0.0, 1.0).isPositive();
+            assertThat((double) health.filter("ready").get("fillRatio")).isBetween(0.0, 1.0).isPositive();
         });
     }
 
@@ -71,11 +87,11 @@ class BloomGuardHealthAutoConfigurationTests {
                             .orElseThrow()) {
                         context.getBean(FilterStatusCache.class).refreshAll();
 
-                        Health health = context.getBean(BloomGuardHealthIndicator.class).health();
+                        Reading health = Reading.of(context);
 
-                        assertThat(health.getStatus()).isEqualTo(Status.UNKNOWN);
-                        assertThat(filterDetails(health, "lost")).containsEntry("state", FilterState.DEGRADED);
-                        assertThat(filterDetails(health, "locked")).containsEntry("state", FilterState.WARMING);
+                        assertThat(health.status()).isEqualTo("UNKNOWN");
+                        assertThat(health.filter("lost")).containsEntry("state", FilterState.DEGRADED);
+                        assertThat(health.filter("locked")).containsEntry("state", FilterState.WARMING);
                     }
                     finally {
                         renewals.shutdownNow();
@@ -88,7 +104,7 @@ class BloomGuardHealthAutoConfigurationTests {
         runner.withPropertyValues("bloom-guard.filters.user.expected-insertions=1000",
                 "management.health.bloomguard.enabled=false").run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context).doesNotHaveBean(BloomGuardHealthIndicator.class);
+                    assertThat(context).doesNotHaveBean(CONTRIBUTOR);
                     assertThat(context).doesNotHaveBean(FilterStatusCache.class);
                 });
     }
@@ -96,10 +112,11 @@ class BloomGuardHealthAutoConfigurationTests {
     @Test
     void contributesNothingWithoutActuator() {
         runner.withPropertyValues("bloom-guard.filters.user.expected-insertions=1000")
-                .withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+                .withClassLoader(new FilteredClassLoader(HEALTH_INDICATOR))
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context).doesNotHaveBean(BloomGuardHealthIndicator.class);
+                    assertThat(context).doesNotHaveBean(CONTRIBUTOR);
+                    assertThat(context).doesNotHaveBean("bloomGuard");
                 });
     }
 
@@ -108,22 +125,40 @@ class BloomGuardHealthAutoConfigurationTests {
         runner.withPropertyValues("bloom-guard.filters.user.expected-insertions=1000")
                 .withUserConfiguration(OwnHealth.class)
                 .run(context -> {
-                    assertThat(context).doesNotHaveBean(BloomGuardHealthIndicator.class);
+                    assertThat(context).doesNotHaveBean(CONTRIBUTOR);
                     assertThat(context).hasBean("bloomGuardHealthIndicator");
                 });
     }
 
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> filterDetails(Health health, String filter) {
-        return (Map<String, Object>) health.getDetails().get(filter);
+    /** A contributor's {@code Health}, read through {@code health()}, {@code getStatus().getCode()} and {@code getDetails()}. */
+    private record Reading(String status, Map<String, Object> details) {
+
+        static Reading of(ApplicationContext context) {
+            Object health = call(context.getBean("bloomGuard"), "health");
+            return new Reading((String) call(call(health, "getStatus"), "getCode"), cast(call(health, "getDetails")));
+        }
+
+        Map<String, Object> filter(String name) {
+            return cast(details.get(name));
+        }
+
+        private static Object call(Object target, String method) {
+            return ReflectionUtils.invokeMethod(ReflectionUtils.findMethod(target.getClass(), method), target);
+        }
+
+        @SuppressWarnings("unchecked")
+        private static Map<String, Object> cast(Object map) {
+            return (Map<String, Object>) map;
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
     static class OwnHealth {
 
+        /** Any bean of that name: the starter backs off by name, whatever its type. */
         @Bean
-        HealthIndicator bloomGuardHealthIndicator() {
-            return () -> Health.up().build();
+        Supplier<String> bloomGuardHealthIndicator() {
+            return () -> "UP";
         }
     }
 }

@@ -8,7 +8,7 @@ import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import dev.bloomguard.spring.BootNames;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.bloomguard.core.FilterStatus;
@@ -27,7 +27,7 @@ class BloomGuardMetricsAutoConfigurationTests {
     private static final int KEYS = 3_000;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, BloomGuardAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(BootNames.redisAutoConfiguration(), BloomGuardAutoConfiguration.class,
                     BloomGuardMetricsAutoConfiguration.class))
             .withPropertyValues(RealServers.redisProperties())
             .withPropertyValues("bloom-guard.key-prefix=gauges-autoconfig", "bloom-guard.redis-timeout=5s",

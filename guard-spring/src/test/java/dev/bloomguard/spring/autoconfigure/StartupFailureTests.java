@@ -7,7 +7,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import dev.bloomguard.spring.BootNames;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
@@ -23,7 +23,7 @@ import dev.bloomguard.spring.RealServers;
 class StartupFailureTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RedisAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, BootNames.redisAutoConfiguration(),
                     BloomGuardAutoConfiguration.class))
             .withPropertyValues(RealServers.redisProperties())
             .withPropertyValues("bloom-guard.key-prefix=startup", "bloom-guard.filters.user.expected-insertions=1000",

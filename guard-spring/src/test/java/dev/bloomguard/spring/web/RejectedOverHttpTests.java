@@ -10,9 +10,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.client.TestRestTemplate;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -25,7 +24,9 @@ import org.springframework.web.bind.annotation.RestController;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuard;
+import dev.bloomguard.spring.BootNames;
 import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.spring.TestHttp;
 
 /** A rejected call reaches an HTTP client as 404 with a problem+json body, over a real server and socket. */
 @SpringBootTest(classes = RejectedOverHttpTests.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -38,8 +39,8 @@ class RejectedOverHttpTests {
         RealServers.registerRedis(registry);
     }
 
-    @Autowired
-    TestRestTemplate http;
+    @Value("${local.server.port}")
+    int port;
 
     @Autowired
     BloomFilterRegistry registry;
@@ -54,7 +55,7 @@ class RejectedOverHttpTests {
 
     @Test
     void presentKeyIsServed() {
-        ResponseEntity<String> response = http.getForEntity("/things/42", String.class);
+        ResponseEntity<String> response = new TestHttp(port).get("/things/42");
         assertThat(response.getStatusCode().value()).isEqualTo(200);
         assertThat(response.getBody()).isEqualTo("thing 42");
     }
@@ -64,7 +65,7 @@ class RejectedOverHttpTests {
         long absent = LongStream.rangeClosed(1_000, 2_000)
                 .filter(id -> registry.filter("thing").check(id) == Membership.ABSENT).findFirst().orElseThrow();
         int before = things.calls();
-        ResponseEntity<String> response = http.getForEntity("/things/" + absent, String.class);
+        ResponseEntity<String> response = new TestHttp(port).get("/things/" + absent);
         assertThat(response.getStatusCode().value()).isEqualTo(404);
         assertThat(response.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
         assertThat(response.getBody()).contains("\"status\":404").contains("\"title\":\"Not Found\"")
@@ -103,7 +104,7 @@ class RejectedOverHttpTests {
     }
 
     @SpringBootConfiguration
-    @EnableAutoConfiguration(exclude = DataSourceAutoConfiguration.class)
+    @EnableAutoConfiguration(excludeName = { BootNames.DATA_SOURCE_3, BootNames.DATA_SOURCE_4 })
     static class App {
 
         @Bean
