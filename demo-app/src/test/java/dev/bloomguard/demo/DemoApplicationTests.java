@@ -8,10 +8,11 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.client.TestRestTemplate;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.client.RestClient;
 
 import dev.bloomguard.demo.StatsController.Stats;
 import dev.bloomguard.spring.BloomFilterRegistry;
@@ -29,8 +30,8 @@ class DemoApplicationTests {
 
     private static final int SEEDED = 20_000;
 
-    @Autowired
-    private TestRestTemplate http;
+    @Value("${local.server.port}")
+    private int port;
 
     @Autowired
     private BloomFilterRegistry filters;
@@ -40,7 +41,7 @@ class DemoApplicationTests {
         Stats before = stats();
 
         for (long id : new long[] { 1, 12_345, SEEDED }) {
-            ResponseEntity<User> response = http.getForEntity("/users/{id}", User.class, id);
+            ResponseEntity<User> response = http().get("/users/{id}", User.class, id);
             assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
             assertThat(response.getBody()).isEqualTo(new User(id, "User " + id, "user" + id + "@example.com"));
         }
@@ -58,7 +59,7 @@ class DemoApplicationTests {
 
         for (long id : absent) {
             Stats before = stats();
-            ResponseEntity<String> response = http.getForEntity("/users/{id}", String.class, id);
+            ResponseEntity<String> response = http().get("/users/{id}", String.class, id);
             Stats after = stats();
 
             assertThat(response.getStatusCode()).isEqualTo(HttpStatus.NOT_FOUND);
@@ -77,7 +78,7 @@ class DemoApplicationTests {
 
     @Test
     void createdUserIsFoundRightAway() {
-        ResponseEntity<User> created = http.postForEntity("/users", Map.of("name", "Ada", "email", "ada@example.com"),
+        ResponseEntity<User> created = http().post("/users", Map.of("name", "Ada", "email", "ada@example.com"),
                 User.class);
 
         assertThat(created.getStatusCode()).isEqualTo(HttpStatus.CREATED);
@@ -86,7 +87,7 @@ class DemoApplicationTests {
         assertThat(user.id()).isGreaterThan(SEEDED);
         assertThat(created.getHeaders().getLocation()).hasPath("/users/" + user.id());
 
-        ResponseEntity<User> found = http.getForEntity("/users/{id}", User.class, user.id());
+        ResponseEntity<User> found = http().get("/users/{id}", User.class, user.id());
         assertThat(found.getStatusCode()).isEqualTo(HttpStatus.OK);
         assertThat(found.getBody()).isEqualTo(user);
     }
@@ -97,7 +98,7 @@ class DemoApplicationTests {
         filters.filter(StatsController.FILTER).add(absentButInFilter);
         Stats before = stats();
 
-        ResponseEntity<String> response = http.getForEntity("/users/{id}", String.class, absentButInFilter);
+        ResponseEntity<String> response = http().get("/users/{id}", String.class, absentButInFilter);
 
         Stats after = stats();
         assertThat(response.getStatusCode()).isEqualTo(HttpStatus.NOT_FOUND);
@@ -109,10 +110,10 @@ class DemoApplicationTests {
 
     @Test
     void actuatorMetricShowsTheBlockedCount() {
-        http.getForEntity("/users/{id}", String.class, -7);
+        http().get("/users/{id}", String.class, -7);
         Stats stats = stats();
 
-        ResponseEntity<Map> metric = http.getForEntity("/actuator/metrics/bloomguard.checks?tag=outcome:blocked",
+        ResponseEntity<Map> metric = http().get("/actuator/metrics/bloomguard.checks?tag=outcome:blocked",
                 Map.class);
 
         assertThat(metric.getStatusCode()).isEqualTo(HttpStatus.OK);
@@ -125,15 +126,43 @@ class DemoApplicationTests {
 
     @Test
     void servesTheIndexPageAndHealth() {
-        assertThat(http.getForObject("/", String.class)).contains("/users/-1", "/stats",
+        assertThat(http().get("/", String.class).getBody()).contains("/users/-1", "/stats",
                 "/actuator/metrics/bloomguard.checks");
-        ResponseEntity<String> health = http.getForEntity("/actuator/health", String.class);
+        ResponseEntity<String> health = http().get("/actuator/health", String.class);
         assertThat(health.getStatusCode()).isEqualTo(HttpStatus.OK);
         assertThat(health.getBody()).contains("\"redis\"", "\"db\"");
     }
 
+    private Http http() {
+        return new Http(port);
+    }
+
+    /**
+     * Plain HTTP to the demo, the same on Spring Boot 3 and 4 (whose TestRestTemplate moved):
+     * Spring's RestClient, every status returned rather than thrown.
+     */
+    private static final class Http {
+
+        private final RestClient client;
+
+        Http(int port) {
+            this.client = RestClient.builder().baseUrl("http://localhost:" + port)
+                    .defaultStatusHandler(status -> true, (request, response) -> {
+                    })
+                    .build();
+        }
+
+        <T> ResponseEntity<T> get(String uri, Class<T> type, Object... variables) {
+            return client.get().uri(uri, variables).retrieve().toEntity(type);
+        }
+
+        <T> ResponseEntity<T> post(String uri, Object body, Class<T> type) {
+            return client.post().uri(uri).contentType(MediaType.APPLICATION_JSON).body(body).retrieve().toEntity(type);
+        }
+    }
+
     private Stats stats() {
-        ResponseEntity<Stats> response = http.getForEntity("/stats", Stats.class);
+        ResponseEntity<Stats> response = http().get("/stats", Stats.class);
         assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
         return response.getBody();
     }
