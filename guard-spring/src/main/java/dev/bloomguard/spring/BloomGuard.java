@@ -21,6 +21,11 @@ import java.lang.annotation.Target;
  * checked; a collection or array key is checked as a batch and rejected only when every element
  * is absent. On a type, it applies to every public method of the type. Works on interface
  * methods, so Spring Data repositories can be guarded where they are declared.
+ *
+ * <p>A method returning a {@code Mono} or a {@code Flux} is checked on subscription without
+ * blocking a thread, and runs only once admitted; a rejection is an error signal carrying
+ * {@link BloomGuardRejectedException}, or an empty {@code Mono}/{@code Flux} under
+ * {@code on-absent: return-empty}.
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)

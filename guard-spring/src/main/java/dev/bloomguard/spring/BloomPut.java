@@ -20,6 +20,10 @@ import java.lang.annotation.Target;
  * nothing, a collection or array adds every element. If the add fails (Redis down) the method's
  * result is not returned: a {@link BloomGuardException} is thrown instead, so that a surrounding
  * transaction rolls back rather than leaving a row the filter does not know.
+ *
+ * <p>On a method returning a {@code Mono} or a {@code Flux}, {@code #result} is each emitted
+ * value: its key is added, without blocking, before the value is passed on, and a failed add
+ * ends the sequence with that {@link BloomGuardException}.
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)
