@@ -13,6 +13,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import reactor.core.publisher.Mono;
+
 import dev.bloomguard.spring.BloomGuard;
 import dev.bloomguard.spring.BloomPut;
 import dev.bloomguard.spring.RealServers;
@@ -33,6 +35,12 @@ public class GuardedApp {
 
         @BloomPut(filter = "user", key = "#result")
         long create();
+
+        @BloomGuard(filter = "user", key = "#id")
+        Mono<Long> findLater(long id);
+
+        @BloomPut(filter = "user", key = "#result")
+        Mono<Long> createLater();
     }
 
     /**
@@ -63,6 +71,16 @@ public class GuardedApp {
             long id = NEXT.getAndAdd(2);
             jdbc.update("INSERT INTO " + table + " (id) VALUES (?)", id);
             return id;
+        }
+
+        @Override
+        public Mono<Long> findLater(long id) {
+            return Mono.fromSupplier(() -> find(id));
+        }
+
+        @Override
+        public Mono<Long> createLater() {
+            return Mono.fromSupplier(this::create);
         }
 
         public long calls() {

@@ -140,6 +140,56 @@ class RedisOutageTests {
     }
 
     @Test
+    void reactiveCallsWhileRedisIsPausedOrDownAreBypassedWithinTheTimeoutAndAddsFailLoudly() throws Exception {
+        try (ConfigurableApplicationContext context = start();
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                StatefulRedisConnection<String, String> admin = client.connect()) {
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
+            List<Long> absent = absentKeys(filter, 3);
+            assertThatThrownBy(() -> directory.findLater(absent.get(0)).block())
+                    .isInstanceOf(BloomGuardRejectedException.class);
+
+            admin.sync().clientPause(1_500);
+            double before = bypassed(context);
+            long started = System.nanoTime();
+            assertThat(directory.findLater(absent.get(1)).block()).as("bypassed, not failed").isEqualTo(absent.get(1));
+            long paused = System.nanoTime() - started;
+            log.info("Reactive check with Redis paused (CLIENT PAUSE), circuit closed: {} µs", paused / 1000);
+            assertThat(paused).as("the asynchronous timeout bounds the wait").isLessThan(REDIS_TIMEOUT.plus(MARGIN).toNanos());
+            assertThat(bypassed(context) - before).isEqualTo(1);
+            await("blocking again after the pause", Duration.ofSeconds(10),
+                    () -> rejects(() -> directory.findLater(absent.get(1)).block()));
+
+            redis.stop();
+            for (int i = 0; i < 5; i++) {
+                long call = System.nanoTime();
+                assertThat(directory.findLater(absent.get(2)).block()).isEqualTo(absent.get(2));
+                assertThat(System.nanoTime() - call).isLessThan(REDIS_TIMEOUT.plus(MARGIN).toNanos());
+            }
+            assertThatThrownBy(() -> directory.createLater().block()).as("an add cannot be lost silently")
+                    .isInstanceOf(BloomGuardException.class).hasMessageContaining("could not add");
+        }
+    }
+
+    @Test
+    void reactiveCallsUnderOnRedisFailureBlockFailClosedWhileRedisIsDown() throws Exception {
+        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), "outage" + (++testNumber), TABLE,
+                WARMUP_SQL, "bloom-guard.on-redis-failure=block")) {
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            GuardedApp.Users users = context.getBean(GuardedApp.Users.class);
+            assertThat(directory.findLater(2).block()).isEqualTo(2);
+            redis.stop();
+            long calls = users.calls();
+            for (int i = 0; i < 5; i++) {
+                assertThatThrownBy(() -> directory.findLater(2).block()).as("fail closed")
+                        .isInstanceOf(BloomGuardRejectedException.class);
+            }
+            assertThat(users.calls()).as("no rejected call reached the repository").isEqualTo(calls);
+        }
+    }
+
+    @Test
     void flushAllUnderTrafficBlocksNoPresentKeyAndBlockingResumesAfterReWarm() throws Exception {
         try (ConfigurableApplicationContext context = start();
                 RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
@@ -254,8 +304,12 @@ class RedisOutageTests {
 
     /** Whether the guard rejects {@code id} right now. */
     private static boolean rejects(GuardedApp.Directory directory, long id) {
+        return rejects(() -> directory.find(id));
+    }
+
+    private static boolean rejects(Runnable call) {
         try {
-            directory.find(id);
+            call.run();
             return false;
         }
         catch (BloomGuardRejectedException ex) {
