@@ -24,6 +24,7 @@ import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuard;
+import reactor.core.publisher.Mono;
 
 /**
  * What {@code @BloomGuard} costs around a call, with the filter answering from memory so that
@@ -42,6 +43,9 @@ public class GuardOverheadBenchmark {
         long guarded(long id);
 
         long plain(long id);
+
+        @BloomGuard(filter = "bench", key = "#id")
+        Mono<Long> guardedLater(long id);
     }
 
     /** The same no-op on a bean nothing advises. */
@@ -49,6 +53,10 @@ public class GuardOverheadBenchmark {
 
         public long plain(long id) {
             return id;
+        }
+
+        public Mono<Long> plainLater(long id) {
+            return Mono.just(id);
         }
     }
 
@@ -62,6 +70,11 @@ public class GuardOverheadBenchmark {
         @Override
         public long plain(long id) {
             return id;
+        }
+
+        @Override
+        public Mono<Long> guardedLater(long id) {
+            return Mono.just(id);
         }
     }
 
@@ -107,7 +120,7 @@ public class GuardOverheadBenchmark {
         plainLookup = context.getBean(PlainLookup.class);
         filter = context.getBean(BloomFilterRegistry.class).filter("bench");
         filter.load(LongStream.rangeClosed(1, 1_000_000).boxed());
-        if (lookup.guarded(42) != 42) {
+        if (lookup.guarded(42) != 42 || lookup.guardedLater(42).block() != 42L) {
             throw new IllegalStateException("the guarded no-op did not pass a present key");
         }
     }
@@ -130,6 +143,18 @@ public class GuardOverheadBenchmark {
     @Benchmark
     public long annotatedNoOp() {
         return lookup.guarded(nextPresentId());
+    }
+
+    /** The reactive form: a {@code Mono} no-op subscribed and awaited, unannotated. */
+    @Benchmark
+    public Long unannotatedMonoNoOp() {
+        return plainLookup.plainLater(nextPresentId()).block();
+    }
+
+    /** The same {@code Mono} no-op guarded: the check runs on subscription through the non-blocking path. */
+    @Benchmark
+    public Long annotatedMonoNoOp() {
+        return lookup.guardedLater(nextPresentId()).block();
     }
 
     @Benchmark
