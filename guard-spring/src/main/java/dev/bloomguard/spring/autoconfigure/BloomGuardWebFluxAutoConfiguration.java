@@ -11,8 +11,8 @@ import dev.bloomguard.spring.web.BloomGuardRejectedExceptionHandler;
 
 /**
  * Renders {@code BloomGuardRejectedException}, thrown or signalled by a {@code Mono}/{@code Flux},
- * as HTTP 404 in Spring WebFlux applications: the same advice as under Spring MVC, which
- * WebFlux applies to annotated controllers too.
+ * as HTTP 404 in Spring WebFlux applications: the same advice as under Spring MVC, which WebFlux
+ * applies to annotated controllers and to functional endpoints ({@code RouterFunction}) alike.
  */
 @AutoConfiguration(after = BloomGuardAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)

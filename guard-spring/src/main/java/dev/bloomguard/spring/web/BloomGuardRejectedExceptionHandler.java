@@ -23,9 +23,12 @@ public class BloomGuardRejectedExceptionHandler {
     /** Ahead of application advice at default (lowest) precedence. */
     public static final int ORDER = Ordered.LOWEST_PRECEDENCE - 100;
 
+    /** The body's detail: to the client the key is simply not found. */
+    public static final String DETAIL = "The requested resource does not exist.";
+
     @ExceptionHandler(BloomGuardRejectedException.class)
     public ResponseEntity<ProblemDetail> handleRejected(BloomGuardRejectedException ex) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.NOT_FOUND, "The requested resource does not exist.");
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.NOT_FOUND, DETAIL);
         problem.setTitle(HttpStatus.NOT_FOUND.getReasonPhrase());
         return ResponseEntity.status(HttpStatus.NOT_FOUND).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
     }

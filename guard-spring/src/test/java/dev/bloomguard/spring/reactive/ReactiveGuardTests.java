@@ -24,6 +24,9 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
 
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
@@ -129,6 +132,25 @@ class ReactiveGuardTests {
                         .contains("\"detail\":\"The requested resource does not exist.\""));
 
         assertThat(things.calls()).isEqualTo(before);
+    }
+
+    @Test
+    void functionalEndpointsGetTheSame404() {
+        long absent = absentKey("thing");
+        http.get().uri("/routed/things/5").exchange().expectStatus().isOk().expectBody(String.class).isEqualTo("thing 5");
+        int before = things.calls();
+
+        http.get().uri("/routed/things/" + absent).exchange()
+                .expectStatus().isNotFound()
+                .expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
+                .expectBody()
+                .jsonPath("$.status").isEqualTo(404)
+                .jsonPath("$.title").isEqualTo("Not Found")
+                .jsonPath("$.detail").isEqualTo("The requested resource does not exist.")
+                .jsonPath("$.instance").isEqualTo("/routed/things/" + absent);
+
+        assertThat(things.calls()).isEqualTo(before);
+        http.get().uri("/routed/broken").exchange().expectStatus().is5xxServerError();
     }
 
     @Test
@@ -289,6 +311,15 @@ class ReactiveGuardTests {
         @Bean
         ThingController thingController(ThingRepository things) {
             return new ThingController(things);
+        }
+
+        @Bean
+        RouterFunction<ServerResponse> routedThings(ThingRepository things) {
+            return RouterFunctions.route()
+                    .GET("/routed/things/{id}", request -> things.find(Long.parseLong(request.pathVariable("id")))
+                            .flatMap(thing -> ServerResponse.ok().bodyValue(thing)))
+                    .GET("/routed/broken", request -> Mono.error(new IllegalStateException("not a rejection")))
+                    .build();
         }
     }
 }
