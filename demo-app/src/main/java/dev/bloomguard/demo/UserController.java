@@ -11,6 +11,8 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 
+import dev.bloomguard.spring.web.BloomGuardRejectedExceptionHandler;
+
 /**
  * {@code GET /users/{id}} and {@code POST /users}.
  *
@@ -33,7 +35,7 @@ class UserController {
     @GetMapping("/users/{id}")
     User find(@PathVariable long id) {
         return users.findById(id)
-                .orElseThrow(() -> new ResponseStatusException(HttpStatus.NOT_FOUND, "The requested resource does not exist."));
+                .orElseThrow(() -> new ResponseStatusException(HttpStatus.NOT_FOUND, BloomGuardRejectedExceptionHandler.DETAIL));
     }
 
     @PostMapping("/users")

@@ -86,6 +86,7 @@ public final class RedisBloomFilter {
     private final BitmapMirror mirror;
     private volatile AutoCloseable subscription;
     private volatile boolean closed;
+    private volatile boolean blockingSuspended;
     private final AtomicBoolean loading = new AtomicBoolean();
     private volatile LoadReport lastLoad;
 
@@ -114,6 +115,9 @@ public final class RedisBloomFilter {
             while (!closed && subscription == null) {
                 try {
                     subscription = store.subscribe(keys.events(), this::onEvent);
+                    if (closed) {
+                        close();
+                    }
                 }
                 catch (RuntimeException ex) {
                     log.warn("Filter '{}': mirror cannot hear other instances yet ({}); retrying", name, ex.getMessage());
@@ -255,7 +259,8 @@ public final class RedisBloomFilter {
             if (found == BitmapMirror.Local.PRESENT) {
                 local = Membership.PRESENT;
             }
-            else if (found == BitmapMirror.Local.CLEAR_BIT && mirror.trustsAbsent()) {
+            else if (found == BitmapMirror.Local.CLEAR_BIT && mirror.trustsAbsent() && !blockingSuspended
+                    && mirror.knowsSet(shard, offsets[hashes])) {
                 local = Membership.ABSENT;
             }
         }
@@ -286,7 +291,7 @@ public final class RedisBloomFilter {
                 }
                 return Membership.PRESENT;
             }
-            return Membership.ABSENT;
+            return blockingSuspended ? Membership.NOT_READY : Membership.ABSENT;
         }
     }
 
@@ -429,7 +434,8 @@ public final class RedisBloomFilter {
                 }
                 else {
                     int from = positionInShard[index] * hashes;
-                    result.add(set.nextClearBit(from) >= from + hashes ? Membership.PRESENT : Membership.ABSENT);
+                    result.add(set.nextClearBit(from) >= from + hashes ? Membership.PRESENT
+                            : blockingSuspended ? Membership.NOT_READY : Membership.ABSENT);
                 }
                 index++;
             }
@@ -446,6 +452,20 @@ public final class RedisBloomFilter {
                 log.warn("Filter '{}': not-ready listener failed: {}", name, ex.toString());
             }
         }
+    }
+
+    /**
+     * While suspended, a complete filter's "absent" is answered {@link Membership#NOT_READY}: the
+     * live bitmap is not known to come from the source its owner loads (the warmup query changed
+     * since it was built, or that is not confirmed yet), so it may lack real keys. Local to this
+     * instance, no Redis involved; a check stays one round trip.
+     */
+    public void setBlockingSuspended(boolean suspended) {
+        this.blockingSuspended = suspended;
+    }
+
+    public boolean isBlockingSuspended() {
+        return blockingSuspended;
     }
 
     /** False only when the key is definitely absent; "cannot tell" is {@code true}. */
@@ -493,14 +513,7 @@ public final class RedisBloomFilter {
         if (adds.batch.isEmpty()) {
             return;
         }
-        if (adds.batch.size() == 1) {
-            BitmapStore.ShardAdds only = adds.batch.get(0);
-            store.journalAndSetBits(only.journalKey(), only.entries(), journalCapacity, only.bitmapKey(), only.offsets(),
-                    only.offsets().length);
-        }
-        else {
-            store.journalAndSetBitsMany(adds.batch, journalCapacity);
-        }
+        store.journalAndSetBitsMany(adds.batch, journalCapacity);
         if (mirror != null) {
             for (int i = 0; i < adds.batch.size(); i++) {
                 long[] all = adds.batch.get(i).offsets();

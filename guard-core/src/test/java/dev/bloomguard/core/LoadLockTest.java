@@ -81,12 +81,9 @@ class LoadLockTest {
         try {
             Thread.sleep(1_000);
             assertThat(holder.lockHolder()).as("still held after three TTLs").contains("holder");
-            holder.load(java.util.List.of((Object) 1L).stream().map(key -> {
+            assertThatThrownBy(() -> holder.load(java.util.List.of((Object) 1L).stream().map(key -> {
                 throw new IllegalStateException("the source failed");
-            }));
-        }
-        catch (IllegalStateException expected) {
-            assertThat(expected).hasMessage("the source failed");
+            }))).isInstanceOf(IllegalStateException.class).hasMessage("the source failed");
         }
         finally {
             lease.close();

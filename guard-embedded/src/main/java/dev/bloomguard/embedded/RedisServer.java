@@ -52,6 +52,8 @@ public final class RedisServer implements AutoCloseable {
         this.extraArguments = List.copyOf(extraArguments);
         this.logFile = Files.createTempFile("bloomguard-redis-" + port + "-", ".log");
         this.dataDirectory = Files.createTempDirectory("bloomguard-redis-" + port + "-");
+        // One hook per server, however often it restarts: it kills whichever process runs at JVM exit.
+        Runtime.getRuntime().addShutdownHook(new Thread(this::destroyAtExit, "redis-server-" + port + "-shutdown"));
     }
 
     /** Starts a server on a free loopback port. */
@@ -118,7 +120,17 @@ public final class RedisServer implements AutoCloseable {
             }
         }
         catch (InterruptedException ex) {
+            // No longer in the field, so the shutdown hook would not see it: make sure it dies.
+            current.destroyForcibly();
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Run by the JVM shutdown hook: kills the current process, if any. */
+    private void destroyAtExit() {
+        Process current = process;
+        if (current != null) {
+            current.destroyForcibly();
         }
     }
 
@@ -155,7 +167,6 @@ public final class RedisServer implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
                 .start();
         process = started;
-        Runtime.getRuntime().addShutdownHook(new Thread(started::destroyForcibly, "redis-server-" + port + "-shutdown"));
         awaitPong(started);
         log.info("Started {} on 127.0.0.1:{}", binary, port);
     }

@@ -3,6 +3,7 @@ package dev.bloomguard.core.hash;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,7 +21,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code UUID} → lower-case canonical text;</li>
  *   <li>{@code CharSequence} → as is (no trimming, no case folding);</li>
  *   <li>enum constants → {@link Enum#name()};</li>
- *   <li>anything else → {@link Object#toString()}: give such types a stable {@code toString}.</li>
+ *   <li>{@code byte[]} (a {@code bytea} id) → lower-case hex text;</li>
+ *   <li>anything else → its own {@link Object#toString()}: give such types a stable {@code toString}.
+ *       A type that only inherits {@code Object}'s (class name and identity hash, different for
+ *       every instance) is rejected: hashing it would block every real key.</li>
  * </ul>
  *
  * This is part of the stored format: changing it strands every filter already in Redis.
@@ -58,8 +62,29 @@ public final class KeyEncoding {
         if (key instanceof Enum<?> constant) {
             return constant.name();
         }
+        if (key instanceof byte[] bytes) {
+            return HexFormat.of().formatHex(bytes);
+        }
+        if (!HAS_OWN_TO_STRING.get(key.getClass())) {
+            throw new IllegalArgumentException("a key of type " + key.getClass().getName() + " has no toString of its own,"
+                    + " so equal keys would hash differently; use a String, number, UUID or enum key, or give the type"
+                    + " a stable toString");
+        }
         return key.toString();
     }
+
+    /** Whether a class declares or inherits a {@code toString} other than {@code Object}'s; looked up once per class. */
+    private static final ClassValue<Boolean> HAS_OWN_TO_STRING = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            try {
+                return type.getMethod("toString").getDeclaringClass() != Object.class;
+            }
+            catch (NoSuchMethodException ex) {
+                return false;
+            }
+        }
+    };
 
     /** The bytes that are hashed: the UTF-8 encoding of {@link #canonicalText(Object)}. */
     public static byte[] canonicalBytes(Object key) {

@@ -134,6 +134,24 @@ public final class BitmapMirror {
         return Local.PRESENT;
     }
 
+    /**
+     * True only when the page holding {@code offset} of {@code shard} is cached and has the bit set;
+     * a page not cached is requested in the background. What {@code trust-absent} needs to know the
+     * filter is complete (its marker set) before it blocks from memory: a missing or flushed
+     * filter reads as all zeros, which must never mean "absent".
+     */
+    public boolean knowsSet(int shard, long offset) {
+        long index = shard * pagesPerShard + offset / pageBits;
+        Page page = pages.getIfPresent(index);
+        if (page == null) {
+            if (store.circuitState() != CircuitBreaker.State.OPEN) {
+                pages.refresh(index);
+            }
+            return false;
+        }
+        return page.get(offset % pageBits);
+    }
+
     /** Sets bits that are known set in Redis (an add, or a key Redis confirmed present), in cached pages only. */
     public void apply(int shard, long[] offsets, int from, int count) {
         long firstPage = shard * pagesPerShard;

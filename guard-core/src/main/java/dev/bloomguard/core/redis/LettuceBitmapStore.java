@@ -87,9 +87,14 @@ public final class LettuceBitmapStore implements BitmapStore {
             return 0
             """;
 
-    /** Runs blocking calls for asynchronous callers when there is no shared connection to write to. */
-    private static final Executor POOLED_CALLS = java.util.concurrent.Executors.newCachedThreadPool(runnable -> {
-        Thread thread = new Thread(runnable, "bloomguard-redis-pooled");
+    /**
+     * Runs what must not run on a Redis I/O thread or the JDK's one timeout thread: blocking calls
+     * for asynchronous callers when there is no shared connection to write to, and the completion
+     * of timed-out asynchronous calls, whose callers' continuations would otherwise delay every
+     * other timeout in the JVM.
+     */
+    private static final Executor WORKERS = java.util.concurrent.Executors.newCachedThreadPool(runnable -> {
+        Thread thread = new Thread(runnable, "bloomguard-redis-worker");
         thread.setDaemon(true);
         return thread;
     });
@@ -198,14 +203,8 @@ public final class LettuceBitmapStore implements BitmapStore {
     @Override
     public void journalAndSetBits(String journalKey, List<byte[]> entries, long journalCapacity, String bitmapKey,
             long[] offsets, int count) {
-        call("RPUSH+BITFIELD SET", operationTimeout, commands -> {
-            List<RedisFuture<?>> replies = new ArrayList<>();
-            byte[] journal = bytes(journalKey);
-            replies.add(commands.rpush(journal, entries.toArray(new byte[0][])));
-            replies.add(commands.ltrim(journal, -journalCapacity, -1));
-            replies.addAll(bitfieldSets(commands, bytes(bitmapKey), offsets, count));
-            return replies;
-        });
+        long[] counted = count == offsets.length ? offsets : Arrays.copyOf(offsets, count);
+        journalAndSetBitsMany(List.of(new ShardAdds(journalKey, entries, bitmapKey, counted)), journalCapacity);
     }
 
     @Override
@@ -405,7 +404,11 @@ public final class LettuceBitmapStore implements BitmapStore {
     private <T> CompletableFuture<T> callAsync(String name, Duration timeout,
             Function<RedisClusterAsyncCommands<byte[], byte[]>, List<? extends RedisFuture<?>>> send) {
         if (!connectionFactory.getShareNativeConnection()) {
-            return CompletableFuture.supplyAsync(() -> call(name, timeout, send), POOLED_CALLS);
+            CompletableFuture<T> pooled = CompletableFuture.<T>supplyAsync(() -> call(name, timeout, send), WORKERS)
+                    .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return pooled.exceptionallyComposeAsync(error -> CompletableFuture.failedFuture(unwrap(error) instanceof TimeoutException
+                    ? new BitmapStoreException(name + " did not answer within " + timeout, unwrap(error)) : unwrap(error)),
+                    WORKERS);
         }
         if (!breaker.tryAcquire()) {
             return CompletableFuture.failedFuture(
@@ -415,6 +418,9 @@ public final class LettuceBitmapStore implements BitmapStore {
         CompletableFuture<T> replies = sharedConnection().thenCompose(commands -> {
             List<? extends RedisFuture<?>> futures = send.apply(commands);
             sent.set(futures);
+            if (futures.size() == 1) {
+                return (CompletableFuture<T>) futures.get(0).toCompletableFuture();
+            }
             CompletableFuture<?>[] all = futures.stream().map(RedisFuture::toCompletableFuture)
                     .toArray(CompletableFuture[]::new);
             return CompletableFuture.allOf(all).thenApply(done -> (T) all[all.length - 1].join());
@@ -427,8 +433,7 @@ public final class LettuceBitmapStore implements BitmapStore {
                 result.complete(value);
                 return;
             }
-            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-                    ? error.getCause() : error;
+            Throwable cause = unwrap(error);
             if (cause instanceof RedisCommandExecutionException) {
                 breaker.onSuccess();
                 result.completeExceptionally(new BitmapStoreException(name + " failed: " + cause.getMessage(), cause));
@@ -437,13 +442,19 @@ public final class LettuceBitmapStore implements BitmapStore {
             breaker.onFailure();
             if (cause instanceof TimeoutException) {
                 sent.get().forEach(reply -> reply.cancel(false));
-                result.completeExceptionally(new BitmapStoreException(name + " did not answer within " + timeout, cause));
+                WORKERS.execute(() -> result.completeExceptionally(
+                        new BitmapStoreException(name + " did not answer within " + timeout, cause)));
             }
             else {
                 result.completeExceptionally(new BitmapStoreException(name + " failed: " + cause.getMessage(), cause));
             }
         });
         return result;
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause()
+                : error;
     }
 
     private <T> T withCommands(Duration timeout, Function<RedisClusterAsyncCommands<byte[], byte[]>, T> work) {

@@ -107,6 +107,21 @@ class KeyEncodingTest {
     }
 
     @Test
+    void writesBytesAsHexSoThatEqualArraysHashAlike() {
+        assertThat(KeyEncoding.canonicalText(new byte[] { 0x0a, (byte) 0xff, 0 })).isEqualTo("0aff00");
+        assertThat(KeyEncoding.canonicalBytes(new byte[] { 1, 2 })).isEqualTo(KeyEncoding.canonicalBytes(new byte[] { 1, 2 }));
+    }
+
+    @Test
+    void rejectsATypeWhoseToStringIsObjectsIdentity() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> KeyEncoding.canonicalText(new Object()))
+                .withMessageContaining("java.lang.Object").withMessageContaining("toString");
+        assertThatIllegalArgumentException().isThrownBy(() -> KeyEncoding.canonicalText(new NoToString()))
+                .withMessageContaining(NoToString.class.getName());
+    }
+
+    @Test
     void rejectsANullKeyWithAClearMessage() {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> KeyEncoding.canonicalText(null))
@@ -130,5 +145,8 @@ class KeyEncodingTest {
     }
 
     private record Sku(String code) {
+    }
+
+    private static final class NoToString {
     }
 }

@@ -158,6 +158,30 @@ class BitmapMirrorTest {
     }
 
     @Test
+    void trustAbsentBlocksFromMemoryOnlyAFilterThatIsComplete() throws Exception {
+        String name = name();
+        RedisBloomFilter filter = mirrored(name, storeA, new MirrorSettings(8 << 20, Duration.ofMinutes(10),
+                MirrorSettings.DEFAULT_PAGE_BYTES, true));
+        try {
+            warmAllPages(filter);
+            for (long id = 50_000_000; id < 50_001_000; id++) {
+                assertThat(filter.check(id)).as("never loaded: all-zero pages are not 'absent'")
+                        .isEqualTo(Membership.NOT_READY);
+            }
+
+            filter.load(LongStream.rangeClosed(1, 10_000).boxed());
+            warmAllPages(filter);
+            long absentId = absentKeys(filter, 1).get(0);
+            long callsBefore = bitfieldCalls();
+            assertThat(filter.check(absentId)).isEqualTo(Membership.ABSENT);
+            assertThat(bitfieldCalls()).as("a complete filter's absent key is blocked from memory").isEqualTo(callsBefore);
+        }
+        finally {
+            filter.close();
+        }
+    }
+
+    @Test
     void staysWithinItsMemoryBudgetForAFilterTwiceThatSize() throws Exception {
         String name = name();
         FilterGeometry large = FilterGeometry.of(1_000_000, 0.01);

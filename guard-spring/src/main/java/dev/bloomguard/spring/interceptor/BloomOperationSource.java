@@ -13,6 +13,7 @@ import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
 
 import dev.bloomguard.spring.BloomGuard;
 import dev.bloomguard.spring.BloomGuardConfigurationException;
@@ -52,7 +53,8 @@ public final class BloomOperationSource {
 
     /** The operations of {@code method} called on {@code targetClass}, or null when it has none. */
     BloomOperations get(Method method, Class<?> targetClass) {
-        if (method.getDeclaringClass() == Object.class) {
+        if (method.getDeclaringClass() == Object.class || ReflectionUtils.isEqualsMethod(method)
+                || ReflectionUtils.isHashCodeMethod(method) || ReflectionUtils.isToStringMethod(method)) {
             return null;
         }
         MethodClassKey key = new MethodClassKey(method, targetClass);

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionException;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
 
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
@@ -96,7 +97,8 @@ final class ReactiveCalls {
     private static Publisher<Object> proceed(MethodInvocation invocation) {
         try {
             MethodInvocation run = invocation instanceof ProxyMethodInvocation proxy ? proxy.invocableClone() : invocation;
-            Object result = run.proceed();
+            // Later advice (AspectJ's among it) reads the current invocation from this thread.
+            Object result = ExposeInvocationInterceptor.INSTANCE.invoke(run);
             return result == null ? Mono.empty() : (Publisher<Object>) result;
         }
         catch (Throwable ex) {

@@ -82,6 +82,13 @@ public final class FilterWarmer implements SmartLifecycle {
         scheduler = Executors.newSingleThreadScheduledExecutor(daemonThreads("bloomguard-schedule-"));
         started = true;
         for (Task task : tasks.values()) {
+            if (task.source() != null && task.onStartup()) {
+                // Until this instance knows the live bitmap came from its own query, an "absent" may
+                // be a key only that query returns: bypass it. Confirmed in moments when it did.
+                task.filter().setBlockingSuspended(true);
+            }
+        }
+        for (Task task : tasks.values()) {
             if (task.source() != null && task.onStartup() && task.blocking()) {
                 ensureWarm(task);
             }
@@ -131,8 +138,14 @@ public final class FilterWarmer implements SmartLifecycle {
         if (notBefore != null && System.nanoTime() - notBefore < 0) {
             return;
         }
-        log.warn("Filter '{}' is missing or incomplete in Redis; checks are bypassed until it is warm again",
-                filter.name());
+        if (filter.isBlockingSuspended()) {
+            log.warn("Filter '{}' is not known to be built from its current warmup query; absent keys are let"
+                    + " through until it is reloaded", filter.name());
+        }
+        else {
+            log.warn("Filter '{}' is missing or incomplete in Redis; checks are bypassed until it is warm again",
+                    filter.name());
+        }
         submit(task, () -> load(task));
     }
 
@@ -159,7 +172,7 @@ public final class FilterWarmer implements SmartLifecycle {
             fresh.completeExceptionally(new IllegalStateException("bloom-guard is not running"));
             return fresh;
         }
-        executor.execute(() -> {
+        Runnable attempt = () -> {
             try {
                 LoadReport report = work.get();
                 retryNotBefore.remove(name);
@@ -167,7 +180,7 @@ public final class FilterWarmer implements SmartLifecycle {
                 running.remove(name, fresh);
                 fresh.complete(report);
             }
-            catch (RuntimeException ex) {
+            catch (Throwable ex) {
                 Duration delay = retryDelay.merge(name, FIRST_RETRY,
                         (previous, first) -> previous.multipliedBy(2).compareTo(LAST_RETRY) > 0 ? LAST_RETRY
                                 : previous.multipliedBy(2));
@@ -178,7 +191,14 @@ public final class FilterWarmer implements SmartLifecycle {
                 fresh.completeExceptionally(ex);
                 scheduleRetry(task, delay);
             }
-        });
+        };
+        try {
+            executor.execute(attempt);
+        }
+        catch (java.util.concurrent.RejectedExecutionException ex) {
+            running.remove(name, fresh);
+            fresh.completeExceptionally(new IllegalStateException("bloom-guard is not running", ex));
+        }
         return fresh;
     }
 
@@ -186,7 +206,7 @@ public final class FilterWarmer implements SmartLifecycle {
         ScheduledExecutorService current = scheduler;
         if (current != null && !current.isShutdown()) {
             current.schedule(() -> {
-                if (!task.filter().isReady()) {
+                if (!task.filter().isReady() || task.filter().isBlockingSuspended()) {
                     submit(task, () -> load(task));
                 }
             }, delay.toMillis(), TimeUnit.MILLISECONDS);
@@ -204,14 +224,20 @@ public final class FilterWarmer implements SmartLifecycle {
             Optional<Instant> since = filter.liveSince();
             boolean fresh = task.rebuildInterval().isZero()
                     || since.map(this::age).filter(age -> age.compareTo(task.rebuildInterval()) < 0).isPresent();
-            boolean sameSource = filter.liveSourceId().filter(task.source().fingerprint()::equals).isPresent();
+            boolean sameSource = isFromOwnQuery(task);
             if (fresh && sameSource) {
+                filter.setBlockingSuspended(false);
                 log.info("Filter '{}' is already live in Redis (since {}); not warming it again", filter.name(),
                         since.map(Instant::toString).orElse("an unknown time"));
                 return null;
             }
         }
         return load(task);
+    }
+
+    /** Whether the live bitmap was loaded from this task's query (another instance's load of another query is not). */
+    private static boolean isFromOwnQuery(Task task) {
+        return task.filter().liveSourceId().filter(task.source().fingerprint()::equals).isPresent();
     }
 
     private void rebuildIfDue(Task task) {
@@ -246,7 +272,8 @@ public final class FilterWarmer implements SmartLifecycle {
                 waitedForOther = true;
             }
             sleep(waitPoll);
-            if (filter.lockHolder().isEmpty() && filter.isReady()) {
+            if (filter.lockHolder().isEmpty() && filter.isReady() && isFromOwnQuery(task)) {
+                filter.setBlockingSuspended(false);
                 log.info("Filter '{}': loaded by another instance", filter.name());
                 return null;
             }
@@ -258,6 +285,7 @@ public final class FilterWarmer implements SmartLifecycle {
         log.info("Filter '{}': loading from SQL ({})", filter.name(), filter.geometry());
         try {
             LoadReport report = task.source().loadInto(filter);
+            filter.setBlockingSuspended(false);
             log.info("Filter '{}': loaded {} keys in {} ms ({} keys/s, {} journaled adds replayed)", filter.name(),
                     report.keys(), report.duration().toMillis(), Math.round(report.keysPerSecond()),
                     report.replayedAdds());

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import dev.bloomguard.spring.BootNames;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -89,6 +90,21 @@ class BloomGuardAutoConfigurationTests {
                         BloomGuardWebMvcAutoConfiguration.class))
                 .withPropertyValues(RealServers.redisProperties())
                 .run(context -> assertThat(context).hasSingleBean(BloomGuardRejectedExceptionHandler.class));
+    }
+
+    @Test
+    void rendersRejectionsInReactiveWebApplicationsToo() {
+        new ReactiveWebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(BootNames.redisAutoConfiguration(), BloomGuardAutoConfiguration.class,
+                        BloomGuardWebMvcAutoConfiguration.class, BloomGuardWebFluxAutoConfiguration.class))
+                .withPropertyValues(RealServers.redisProperties())
+                .run(context -> assertThat(context).hasSingleBean(BloomGuardRejectedExceptionHandler.class));
+    }
+
+    @Test
+    void rendersNoRejectionsOutsideWebApplications() {
+        runner.withConfiguration(AutoConfigurations.of(BloomGuardWebFluxAutoConfiguration.class))
+                .run(context -> assertThat(context).doesNotHaveBean(BloomGuardRejectedExceptionHandler.class));
     }
 
     @Configuration(proxyBeanMethods = false)

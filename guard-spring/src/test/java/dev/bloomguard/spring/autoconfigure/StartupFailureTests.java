@@ -48,6 +48,13 @@ class StartupFailureTests {
     }
 
     @Test
+    void failsOnABadMethodThatIsNotTheClassFirstGuardedOne() {
+        // Interface-based (JDK) proxies: unlike CGLIB's, their creation does not look at every method.
+        runner.withUserConfiguration(SecondMethodBad.class).withPropertyValues("spring.aop.proxy-target-class=false")
+                .run(failsWith("findToo", "filter 'users' is not configured"));
+    }
+
+    @Test
     void failsOnBadSpel() {
         runner.withUserConfiguration(BadSpel.class)
                 .run(failsWith("BadSpelService.find", "'#id +' is not valid SpEL"));
@@ -178,6 +185,33 @@ class StartupFailureTests {
         @BloomPut(filter = "nope", key = "#result")
         public String save(String name) {
             return name;
+        }
+    }
+
+    /**
+     * Spring's proxy matching looks at the class's own methods before inherited ones and stops at
+     * the first match: the good {@code find} here. The bad inherited method must still fail startup.
+     */
+    static class SecondMethodBadService extends BadBase implements Finder {
+        @Override
+        @BloomGuard(filter = "user", key = "#id")
+        public Optional<String> find(long id) {
+            return Optional.empty();
+        }
+    }
+
+    static class BadBase {
+        @BloomGuard(filter = "users", key = "#id")
+        public Optional<String> findToo(long id) {
+            return Optional.empty();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SecondMethodBad {
+        @Bean
+        SecondMethodBadService secondMethodBadService() {
+            return new SecondMethodBadService();
         }
     }
 

@@ -104,22 +104,28 @@ class MultipleInstancesTests {
                     b.getBean(GuardedApp.Directory.class));
             Queue<Long> added = new ConcurrentLinkedQueue<>();
             Queue<String> falseNegatives = new ConcurrentLinkedQueue<>();
+            Queue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
             AtomicBoolean running = new AtomicBoolean(true);
             List<Thread> writers = new ArrayList<>();
             for (int i = 0; i < 6; i++) {
                 GuardedApp.Directory directory = directories.get(i % 2);
                 GuardedApp.Directory other = directories.get((i + 1) % 2);
                 Thread writer = new Thread(() -> {
-                    while (running.get()) {
-                        long id = directory.create();
-                        added.add(id);
-                        try {
-                            other.find(id);
-                            directory.find(id);
+                    try {
+                        while (running.get()) {
+                            long id = directory.create();
+                            added.add(id);
+                            try {
+                                other.find(id);
+                                directory.find(id);
+                            }
+                            catch (BloomGuardRejectedException ex) {
+                                falseNegatives.add("added key " + id + " blocked right after its add");
+                            }
                         }
-                        catch (BloomGuardRejectedException ex) {
-                            falseNegatives.add("added key " + id + " blocked right after its add");
-                        }
+                    }
+                    catch (Throwable ex) {
+                        unexpected.add(ex);
                     }
                 });
                 writer.start();
@@ -146,6 +152,7 @@ class MultipleInstancesTests {
                         .as("keys %s..", from).containsOnly(Membership.PRESENT);
             }
             assertThat(added.size()).as("adds made during the rebuilds").isGreaterThan(100);
+            assertThat(unexpected).as("exceptions that ended a writer").isEmpty();
         }
     }
 
@@ -157,6 +164,7 @@ class MultipleInstancesTests {
             List<Long> present = LongStream.rangeClosed(1, 50_000).map(i -> 2 * i).boxed().toList();
             Queue<String> falseNegatives = new ConcurrentLinkedQueue<>();
             Queue<Long> added = new ConcurrentLinkedQueue<>();
+            Queue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
             AtomicBoolean running = new AtomicBoolean(true);
             AtomicLong checks = new AtomicLong();
             List<Thread> threads = new ArrayList<>();
@@ -165,21 +173,26 @@ class MultipleInstancesTests {
                 int seed = i;
                 Thread thread = new Thread(() -> {
                     java.util.Random random = new java.util.Random(seed);
-                    while (running.get()) {
-                        long id = adder ? directory.create() : present.get(random.nextInt(present.size()));
-                        if (adder) {
-                            added.add(id);
-                        }
-                        try {
-                            directory.find(id);
-                            if (adder && !added.isEmpty()) {
-                                directory.find(added.peek());
+                    try {
+                        while (running.get()) {
+                            long id = adder ? directory.create() : present.get(random.nextInt(present.size()));
+                            if (adder) {
+                                added.add(id);
                             }
+                            try {
+                                directory.find(id);
+                                if (adder && !added.isEmpty()) {
+                                    directory.find(added.peek());
+                                }
+                            }
+                            catch (BloomGuardRejectedException ex) {
+                                falseNegatives.add((adder ? "added " : "present ") + id);
+                            }
+                            checks.incrementAndGet();
                         }
-                        catch (BloomGuardRejectedException ex) {
-                            falseNegatives.add((adder ? "added " : "present ") + id);
-                        }
-                        checks.incrementAndGet();
+                    }
+                    catch (Throwable ex) {
+                        unexpected.add(ex);
                     }
                 });
                 thread.start();
@@ -205,6 +218,7 @@ class MultipleInstancesTests {
                 assertThat(filter.checkAll(everyAdded.subList(from, Math.min(everyAdded.size(), from + 1000))))
                         .containsOnly(Membership.PRESENT);
             }
+            assertThat(unexpected).as("exceptions that ended a checking or adding thread").isEmpty();
         }
     }
 

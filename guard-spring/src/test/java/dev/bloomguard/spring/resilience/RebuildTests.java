@@ -112,6 +112,37 @@ class RebuildTests {
         }
     }
 
+    /**
+     * The same change with the warmup in the background (the default), and a new query that
+     * takes seconds: the old filter stays live meanwhile, complete and fresh, and must not block
+     * a key only the new query returns.
+     */
+    @Test
+    void whileAChangedQueryReloadsInTheBackgroundTheOldFilterBlocksNoKeyOfTheNewOne() throws Exception {
+        String prefix = prefix();
+        RealServers.execute("DROP TABLE IF EXISTS rebuilt_late_users", "CREATE TABLE rebuilt_late_users (id BIGINT)",
+                "INSERT INTO rebuilt_late_users VALUES (1000003)");
+        try (ConfigurableApplicationContext first = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL)) {
+            assertThat(first.getBean(BloomFilterRegistry.class).filter("user").check(1_000_003L))
+                    .isEqualTo(Membership.ABSENT);
+        }
+        String slowWidened = "SELECT id FROM counted_rebuilt_users() UNION ALL "
+                + "SELECT id FROM rebuilt_late_users, pg_sleep(3) AS pause";
+        try (ConfigurableApplicationContext changed = GuardedApp.start(redis.port(), prefix, TABLE, slowWidened,
+                "bloom-guard.filters.user.warmup.blocking=false")) {
+            RedisBloomFilter filter = changed.getBean(BloomFilterRegistry.class).filter("user");
+            GuardedApp.Directory directory = changed.getBean(GuardedApp.Directory.class);
+            assertThat(filter.isReady()).as("the old filter is live while the new query runs").isTrue();
+            assertThat(directory.find(1_000_003L)).as("a key only the new query returns, during the reload")
+                    .isEqualTo(1_000_003L);
+            await("the reload from the new query", Duration.ofSeconds(30), () -> !filter.isBlockingSuspended());
+            assertThat(filter.check(1_000_003L)).isEqualTo(Membership.PRESENT);
+            long absent = LongStream.iterate(1_000_005L, id -> id + 2).limit(10_000)
+                    .filter(id -> filter.check(id) == Membership.ABSENT).findFirst().orElseThrow();
+            assertThat(absent).as("blocking again once the new query's filter is live").isPositive();
+        }
+    }
+
     private static String prefix() {
         return "rebuilt" + (++testNumber);
     }

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.bloomguard.spring.BloomGuardRejectedException;
 
@@ -46,7 +47,7 @@ final class Traffic implements AutoCloseable {
             inFlight.incrementAndGet();
             if (paused.get()) {
                 inFlight.decrementAndGet();
-                Thread.onSpinWait();
+                LockSupport.parkNanos(1_000_000);
                 continue;
             }
             boolean askPresent = absent.isEmpty() || random.nextInt(4) != 0;
@@ -67,7 +68,7 @@ final class Traffic implements AutoCloseable {
         }
     }
 
-    /** Stops the threads' calls (they spin) and waits for calls in flight, so a test can count its own. */
+    /** Stops the threads' calls (they park until resumed) and waits for calls in flight, so a test can count its own. */
     void pause() {
         paused.set(true);
         while (inFlight.get() > 0) {
