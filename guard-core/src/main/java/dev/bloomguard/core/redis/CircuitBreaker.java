@@ -57,10 +57,20 @@ public final class CircuitBreaker {
         return probing.compareAndSet(false, true);
     }
 
+    /**
+     * Writes only what is not already so: every successful call comes here, from every thread,
+     * and unconditional writes of shared fields would make the closed state's fast path contend.
+     */
     public void onSuccess() {
-        consecutiveFailures.set(0);
-        openUntil = CLOSED;
-        probing.set(false);
+        if (consecutiveFailures.get() != 0) {
+            consecutiveFailures.set(0);
+        }
+        if (openUntil != CLOSED) {
+            openUntil = CLOSED;
+        }
+        if (probing.get()) {
+            probing.set(false);
+        }
     }
 
     public void onFailure() {

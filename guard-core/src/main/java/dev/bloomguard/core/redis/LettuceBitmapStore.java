@@ -99,6 +99,7 @@ public final class LettuceBitmapStore implements BitmapStore {
         return thread;
     });
 
+    private final java.util.concurrent.ConcurrentHashMap<String, byte[]> checkedKeys = new java.util.concurrent.ConcurrentHashMap<>();
     private final LettuceConnectionFactory connectionFactory;
     private final Duration operationTimeout;
     private final CircuitBreaker breaker;
@@ -137,7 +138,7 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     @Override
     public BitSet readBits(String key, long[] offsets, int count, Duration timeout) {
-        BitfieldGetArgs args = new BitfieldGetArgs(bytes(key), offsets, count);
+        BitfieldGetArgs args = new BitfieldGetArgs(checkedKey(key), offsets, count);
         return call("BITFIELD_RO", timeout, commands -> List.of(commands.dispatch(BITFIELD_RO, new BitsOutput(), args)));
     }
 
@@ -151,7 +152,7 @@ public final class LettuceBitmapStore implements BitmapStore {
             for (int i = 0; i < keys.size(); i++) {
                 long[] probes = offsets.get(i);
                 replies.add(commands.dispatch(BITFIELD_RO, new BitsOutput(),
-                        new BitfieldGetArgs(bytes(keys.get(i)), probes, probes.length)));
+                        new BitfieldGetArgs(checkedKey(keys.get(i)), probes, probes.length)));
             }
             return replies;
         });
@@ -164,7 +165,7 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     @Override
     public CompletableFuture<BitSet> readBitsAsync(String key, long[] offsets, int count, Duration timeout) {
-        BitfieldGetArgs args = new BitfieldGetArgs(bytes(key), offsets, count);
+        BitfieldGetArgs args = new BitfieldGetArgs(checkedKey(key), offsets, count);
         return callAsync("BITFIELD_RO", timeout,
                 commands -> List.of(commands.dispatch(BITFIELD_RO, new BitsOutput(), args)));
     }
@@ -177,7 +178,7 @@ public final class LettuceBitmapStore implements BitmapStore {
             for (int i = 0; i < keys.size(); i++) {
                 long[] probes = offsets.get(i);
                 replies.add(commands.dispatch(BITFIELD_RO, new BitsOutput(),
-                        new BitfieldGetArgs(bytes(keys.get(i)), probes, probes.length)));
+                        new BitfieldGetArgs(checkedKey(keys.get(i)), probes, probes.length)));
             }
             return replies;
         }).thenApply(last -> replies.stream().map(reply -> reply.toCompletableFuture().join()).toList());
@@ -551,6 +552,19 @@ public final class LettuceBitmapStore implements BitmapStore {
             reply.cancel(false);
             throw new BitmapStoreException(name + " was interrupted", ex);
         }
+    }
+
+    /**
+     * The encoded name of a key that checks read: the same few live-shard keys on every call, so
+     * encoded once rather than per check. Only checked keys come here, never staging keys.
+     */
+    private byte[] checkedKey(String key) {
+        byte[] raw = checkedKeys.get(key);
+        if (raw == null) {
+            raw = bytes(key);
+            checkedKeys.putIfAbsent(key, raw);
+        }
+        return raw;
     }
 
     private static byte[] bytes(String value) {
