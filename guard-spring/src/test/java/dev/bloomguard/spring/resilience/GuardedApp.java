@@ -9,6 +9,7 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.logging.LoggingApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -117,7 +118,13 @@ public class GuardedApp {
                 "bloom-guard.filters.user.warmup.sql=" + warmupSql,
                 "bloom-guard.filters.user.warmup.blocking=true"));
         properties.addAll(List.of(extraProperties));
-        return new SpringApplicationBuilder(GuardedApp.class).web(WebApplicationType.NONE)
-                .properties(properties.toArray(String[]::new)).run();
+        SpringApplicationBuilder builder = new SpringApplicationBuilder(GuardedApp.class).web(WebApplicationType.NONE)
+                .properties(properties.toArray(String[]::new));
+        // Tests start several instances at once in one JVM; Boot re-initialising the (JVM-wide)
+        // logging system from two threads at a time races inside Logback. The test logging
+        // configuration is already in place, so these instances leave it alone.
+        builder.application().setListeners(builder.application().getListeners().stream()
+                .filter(listener -> !(listener instanceof LoggingApplicationListener)).toList());
+        return builder.run();
     }
 }
