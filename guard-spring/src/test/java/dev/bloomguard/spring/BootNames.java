@@ -16,6 +16,12 @@ public final class BootNames {
     public static final String DATA_SOURCE_4 = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration";
     public static final String REDIS_3 = "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration";
     public static final String REDIS_4 = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration";
+    /** Only on the Spring Data tests' class path: an R2DBC connection factory turns off Boot's DataSource. */
+    public static final String R2DBC_3 = "org.springframework.boot.autoconfigure.r2dbc.R2dbcAutoConfiguration";
+    public static final String R2DBC_4 = "org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration";
+    /** Spring Data JDBC's repositories, which refuse a reactive repository they find next to R2DBC's. */
+    public static final String JDBC_REPOSITORIES_3 = "org.springframework.boot.autoconfigure.data.jdbc.JdbcRepositoriesAutoConfiguration";
+    public static final String JDBC_REPOSITORIES_4 = "org.springframework.boot.data.jdbc.autoconfigure.DataJdbcRepositoriesAutoConfiguration";
     /** Did not move. */
     public static final String AOP = "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration";
 

@@ -55,6 +55,16 @@ public final class RealServers {
         registry.add("spring.datasource.password", () -> postgres().password());
     }
 
+    /**
+     * Points Spring Boot's R2DBC connection factory at the test PostgreSQL, for the Spring Data tests,
+     * whose class path has R2DBC (its auto-configuration needs a URL even where no test uses it).
+     */
+    public static void registerR2dbc(DynamicPropertyRegistry registry) {
+        registry.add("spring.r2dbc.url", () -> "r2dbc:postgresql://localhost:" + postgres().port() + "/postgres");
+        registry.add("spring.r2dbc.username", () -> postgres().username());
+        registry.add("spring.r2dbc.password", () -> postgres().password());
+    }
+
     /** Runs DDL/DML statements on the test PostgreSQL. */
     public static void execute(String... statements) {
         try (Connection connection = postgres().dataSource().getConnection();

@@ -2,11 +2,15 @@ package dev.bloomguard.spring.interceptor;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.aop.support.AopUtils;
+import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
@@ -76,9 +80,52 @@ public final class BloomOperationSource {
         if (guard == null && put == null) {
             return NONE;
         }
-        String where = ClassUtils.getQualifiedMethodName(method, targetClass);
-        return new BloomOperations(guard == null ? null : guard(guard, method, where),
-                put == null ? null : put(put, method, where), shapeOf(method.getReturnType()));
+        Method declaration = declaration(specific, method, targetClass);
+        String where = ClassUtils.getQualifiedMethodName(declaration, targetClass);
+        return new BloomOperations(guard == null ? null : guard(guard, declaration, where),
+                put == null ? null : put(put, declaration, where), shapeOf(declaration.getReturnType()));
+    }
+
+    /**
+     * The method whose parameter names and return type a key expression is compiled against: the
+     * target class's own method, the invoked one, or the interface method that declares them. A JDK
+     * proxy's class (a Spring Data repository is one) has methods with neither parameter names nor
+     * generics, so when the auto-proxy creator offers one of those, the interface declaration stands
+     * in for it; bridge methods give way to the methods they bridge to.
+     */
+    private Method declaration(Method specific, Method method, Class<?> targetClass) {
+        Set<Method> candidates = new LinkedHashSet<>();
+        addCandidate(candidates, specific);
+        addCandidate(candidates, method);
+        Set<Class<?>> interfaces = new LinkedHashSet<>();
+        if (targetClass != null) {
+            interfaces.addAll(ClassUtils.getAllInterfacesForClassAsSet(targetClass));
+        }
+        interfaces.addAll(ClassUtils.getAllInterfacesForClassAsSet(method.getDeclaringClass()));
+        for (Class<?> type : interfaces) {
+            Method declared = ClassUtils.getMethodIfAvailable(type, method.getName(), method.getParameterTypes());
+            if (declared != null) {
+                addCandidate(candidates, declared);
+            }
+        }
+        Method fallback = null;
+        for (Method candidate : candidates) {
+            if (Proxy.isProxyClass(candidate.getDeclaringClass())) {
+                continue;
+            }
+            if (fallback == null) {
+                fallback = candidate;
+            }
+            if (candidate.getParameterCount() == 0 || parameterNames.getParameterNames(candidate) != null) {
+                return candidate;
+            }
+        }
+        return fallback != null ? fallback : method;
+    }
+
+    private static void addCandidate(Set<Method> candidates, Method method) {
+        candidates.add(BridgeMethodResolver.findBridgedMethod(method));
+        candidates.add(method);
     }
 
     /** Reactor's {@code Mono} and {@code Flux}, told apart by name so that no Reactor class is loaded for it. */

@@ -1,0 +1,4 @@
+package dev.bloomguard.spring.data.jdbc;
+
+interface OrderRepository extends GuardedRepository<OrderRow, Long> {
+}

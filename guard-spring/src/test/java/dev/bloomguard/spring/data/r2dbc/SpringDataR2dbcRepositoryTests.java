@@ -1,0 +1,88 @@
+package dev.bloomguard.spring.data.r2dbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.stream.LongStream;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import dev.bloomguard.spring.BootNames;
+import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.spring.data.Rejections;
+
+/**
+ * A reactive Spring Data R2DBC repository guarded on its interface: the filter is warmed over JDBC
+ * (a DataSource the application declares, since Boot backs off its own when R2DBC is configured),
+ * the repository itself speaks R2DBC to the same PostgreSQL.
+ */
+@SpringBootTest(classes = SpringDataR2dbcRepositoryTests.App.class, properties = {
+        "bloom-guard.key-prefix=data-r2dbc",
+        "bloom-guard.redis-timeout=5s",
+        "bloom-guard.filters.item.expected-insertions=20000",
+        "bloom-guard.filters.item.warmup.sql=SELECT id FROM data_r2dbc_items",
+        "bloom-guard.filters.item.warmup.blocking=true",
+        "bloom-guard.filters.item-label.expected-insertions=20000",
+        "bloom-guard.filters.item-label.warmup.sql=SELECT label FROM data_r2dbc_items",
+        "bloom-guard.filters.item-label.warmup.blocking=true" })
+class SpringDataR2dbcRepositoryTests {
+
+    private static final int ROWS = 2_000;
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    @DynamicPropertySource
+    static void servers(DynamicPropertyRegistry registry) {
+        RealServers.execute("DROP TABLE IF EXISTS data_r2dbc_items",
+                "CREATE TABLE data_r2dbc_items (id BIGSERIAL PRIMARY KEY, label TEXT NOT NULL)",
+                "INSERT INTO data_r2dbc_items (label) SELECT 'item-' || g FROM generate_series(1, " + ROWS + ") g");
+        RealServers.registerRedis(registry);
+        RealServers.registerR2dbc(registry);
+    }
+
+    @Autowired
+    ItemRepository items;
+
+    @Test
+    void reactiveFindersPassPresentKeysAndRejectAbsentOnes() {
+        for (long id = 1; id <= ROWS; id++) {
+            assertThat(items.findById(id).block(WAIT)).as("item %s", id).isNotNull();
+        }
+        for (int i = 1; i <= ROWS; i += 9) {
+            assertThat(items.findByLabel("item-" + i).collectList().block(WAIT)).hasSize(1);
+        }
+        assertThat(Rejections.count(LongStream.rangeClosed(1_000_001, 1_001_000).boxed().toList(),
+                id -> items.findById(id).block(WAIT))).isGreaterThan(950);
+        assertThat(Rejections.count(LongStream.rangeClosed(1, 1_000).mapToObj(i -> "none-" + i).toList(),
+                label -> items.findByLabel(label).collectList().block(WAIT).isEmpty() ? null : "found"))
+                .isGreaterThan(950);
+    }
+
+    @Test
+    void itemsSavedThroughTheReactiveRepositoryPassAtOnce() {
+        for (int i = 0; i < 100; i++) {
+            Item saved = items.save(new Item(null, "new-" + i)).block(WAIT);
+            assertThat(saved.id()).isGreaterThan(ROWS);
+            assertThat(items.findById(saved.id()).block(WAIT)).isEqualTo(saved);
+        }
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration(excludeName = { BootNames.JDBC_REPOSITORIES_3, BootNames.JDBC_REPOSITORIES_4 })
+    static class App {
+
+        /** The warmup's JDBC connection: Boot configures none of its own next to an R2DBC one. */
+        @Bean
+        DataSource dataSource() {
+            return RealServers.postgres().dataSource();
+        }
+    }
+}
