@@ -84,15 +84,16 @@ public class BloomGuardAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(BitmapStore.class)
     public BloomFilterRegistry bloomFilterRegistry(BloomGuardProperties properties, BitmapStore store,
-            ObjectProvider<FilterWarmer> warmer) {
+            ObjectProvider<FilterWarmer> warmer, Environment environment) {
         FilterSettingsValidator.validate(properties);
+        String keyPrefix = properties.effectiveKeyPrefix(environment.getProperty("spring.application.name"));
         Map<String, RedisBloomFilter> filters = new LinkedHashMap<>();
         String instanceId = ManagementFactory.getRuntimeMXBean().getName() + ":"
                 + UUID.randomUUID().toString().substring(0, 8);
         properties.getFilters().forEach((name, settings) -> {
             FilterGeometry geometry = FilterSettingsValidator.geometry(properties, name, settings);
             RedisBloomFilter.Builder builder = RedisBloomFilter.builder(name, geometry, store)
-                    .keyPrefix(properties.getKeyPrefix())
+                    .keyPrefix(keyPrefix)
                     .checkTimeout(properties.getRedisTimeout())
                     .instanceId(instanceId)
                     .onNotReady(filter -> warmer.ifAvailable(available -> available.onNotReady(filter)));

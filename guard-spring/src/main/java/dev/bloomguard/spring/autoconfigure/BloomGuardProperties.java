@@ -16,11 +16,18 @@ import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
 @ConfigurationProperties(prefix = "bloom-guard")
 public class BloomGuardProperties {
 
+    /** The key prefix of an application without spring.application.name, and of every 0.1 release. */
+    public static final String DEFAULT_KEY_PREFIX = "bg";
+
     /** Whether the starter is active; when false, @BloomGuard and @BloomPut are no-ops and nothing touches Redis. */
     private boolean enabled = true;
 
-    /** Namespace of every Redis key the starter writes. */
-    private String keyPrefix = "bg";
+    /**
+     * Namespace of every Redis key the starter writes. Default: "bg:" followed by
+     * spring.application.name when the application has a name (so two applications on one Redis
+     * never share a filter by accident), otherwise "bg".
+     */
+    private String keyPrefix;
 
     /** A check that takes longer than this counts as a Redis failure (see on-redis-failure). */
     private Duration redisTimeout = Duration.ofMillis(50);
@@ -64,8 +71,23 @@ public class BloomGuardProperties {
         this.enabled = enabled;
     }
 
+    /** The configured key prefix, or null when none is set (see {@link #effectiveKeyPrefix(String)}). */
     public String getKeyPrefix() {
         return keyPrefix;
+    }
+
+    /**
+     * The namespace the filters use: the configured key prefix, else {@code bg:<application name>}
+     * (characters that may not appear in a key name replaced by '-'), else {@code bg}.
+     */
+    public String effectiveKeyPrefix(String applicationName) {
+        if (keyPrefix != null) {
+            return keyPrefix;
+        }
+        if (applicationName == null || applicationName.isBlank()) {
+            return DEFAULT_KEY_PREFIX;
+        }
+        return DEFAULT_KEY_PREFIX + ":" + applicationName.trim().replaceAll("[^A-Za-z0-9_.-]", "-");
     }
 
     public void setKeyPrefix(String keyPrefix) {

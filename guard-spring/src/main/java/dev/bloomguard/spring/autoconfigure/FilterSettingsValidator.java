@@ -21,7 +21,7 @@ final class FilterSettingsValidator {
     static void validate(BloomGuardProperties properties) {
         requirePositive("bloom-guard.redis-timeout", properties.getRedisTimeout());
         requirePositive("bloom-guard.write-timeout", properties.getWriteTimeout());
-        if (properties.getKeyPrefix() == null || properties.getKeyPrefix().isBlank()) {
+        if (properties.getKeyPrefix() != null && properties.getKeyPrefix().isBlank()) {
             throw new BloomGuardConfigurationException("bloom-guard.key-prefix must not be blank");
         }
         requirePositive("bloom-guard.lock-ttl", properties.getLockTtl());
