@@ -2,6 +2,7 @@ package dev.bloomguard.demo;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Bean;
 
 /**
  * A user service whose lookups are guarded by bloom-guard. Runs with nothing installed: without
@@ -13,5 +14,11 @@ public class DemoApplication {
 
     public static void main(String[] args) {
         SpringApplication.run(DemoApplication.class, args);
+    }
+
+    /** Static: a post-processor must exist before the DataSource it wraps. */
+    @Bean
+    static DatabaseStatements databaseStatements() {
+        return new DatabaseStatements();
     }
 }

@@ -1,5 +1,9 @@
 package dev.bloomguard.demo;
 
-/** A row of the {@code users} table. */
-public record User(long id, String name, String email) {
+import org.springframework.data.annotation.Id;
+import org.springframework.data.relational.core.mapping.Table;
+
+/** A row of the {@code users} table; a new user has no id until the database assigns one. */
+@Table("users")
+public record User(@Id Long id, String name, String email) {
 }

@@ -43,7 +43,7 @@ class UserController {
         if (request.name() == null || request.name().isBlank() || request.email() == null || request.email().isBlank()) {
             throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "name and email are required");
         }
-        User user = users.create(request.name(), request.email());
+        User user = users.save(new User(null, request.name(), request.email()));
         return ResponseEntity.created(URI.create("/users/" + user.id())).body(user);
     }
 }

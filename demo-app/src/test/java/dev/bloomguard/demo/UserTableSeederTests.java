@@ -51,13 +51,9 @@ class UserTableSeederTests {
         assertThat(jdbc.queryForObject("SELECT MIN(id) FROM users", Long.class)).isEqualTo(1);
         assertThat(jdbc.queryForObject("SELECT MAX(id) FROM users", Long.class)).isEqualTo(SEEDED);
 
-        JdbcUserRepository repository = new JdbcUserRepository(jdbc);
-        User created = repository.create("Ada", "ada@example.com");
-        assertThat(created.id()).isEqualTo(SEEDED + 1);
-        assertThat(repository.findById(created.id())).contains(created);
-        assertThat(repository.findById(SEEDED)).contains(new User(SEEDED, "User " + SEEDED, "user" + SEEDED + "@example.com"));
-        assertThat(repository.findById(-1)).isEmpty();
-        assertThat(repository.databaseQueries()).isEqualTo(4);
+        jdbc.update("INSERT INTO users (name, email) VALUES (?, ?)", "Ada", "ada@example.com");
+        assertThat(jdbc.queryForObject("SELECT id FROM users WHERE email = 'ada@example.com'", Long.class))
+                .as("a user created after seeding gets an id above the seeded ones").isEqualTo(SEEDED + 1);
 
         new UserTableSeeder(dataSource, jdbc, 5 * SEEDED).afterPropertiesSet();
 

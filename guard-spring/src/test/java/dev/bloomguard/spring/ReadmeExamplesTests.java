@@ -1,0 +1,70 @@
+package dev.bloomguard.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every Java example in the README is code that a test runs: each {@code ```java} block must
+ * appear, line for line (indentation aside), in a source file of the project's modules, where a
+ * test compiles and exercises it. An example edited in the README alone fails here.
+ */
+class ReadmeExamplesTests {
+
+    private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
+
+    @Test
+    void everyJavaExampleInTheReadmeIsInTheSourcesTheTestsRun() throws IOException {
+        Path root = projectRoot();
+        List<String> examples = new ArrayList<>();
+        Matcher block = JAVA_BLOCK.matcher(Files.readString(root.resolve("README.md")));
+        while (block.find()) {
+            examples.add(normalized(block.group(1)));
+        }
+        assertThat(examples).as("Java examples in the README").hasSizeGreaterThanOrEqualTo(3);
+        List<String> sources;
+        try (Stream<Path> files = Files.walk(root)) {
+            sources = files.filter(file -> file.toString().endsWith(".java"))
+                    .filter(file -> !file.toString().contains("/target/"))
+                    .map(ReadmeExamplesTests::read).map(ReadmeExamplesTests::normalized).toList();
+        }
+        for (String example : examples) {
+            assertThat(sources).as("a source file containing the README example%n%s", example)
+                    .anyMatch(source -> source.contains(example));
+        }
+    }
+
+    /** The checkout's root: the nearest folder above the working directory with the README and the parent pom. */
+    private static Path projectRoot() {
+        for (Path folder = Path.of("").toAbsolutePath(); folder != null; folder = folder.getParent()) {
+            if (Files.exists(folder.resolve("README.md")) && Files.exists(folder.resolve("guard-spring/pom.xml"))) {
+                return folder;
+            }
+        }
+        throw new IllegalStateException("No project root with README.md above " + Path.of("").toAbsolutePath());
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** Lines trimmed, blank lines dropped: indentation differs between a README block and a class body. */
+    private static String normalized(String code) {
+        return code.lines().map(String::strip).filter(line -> !line.isEmpty()).reduce("", (a, b) -> a + b + "\n");
+    }
+}
