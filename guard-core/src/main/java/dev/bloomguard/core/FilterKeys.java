@@ -4,12 +4,16 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import java.util.UUID;
 
+import dev.bloomguard.core.hash.KeyType;
+
 /**
  * Redis key names of one filter. The geometry is in the name, so bits written with one
  * geometry are never read with another; the part in braces is a cluster hash tag, so a
  * filter's staging key lands in the same slot as its live key and {@code RENAME} can swap them.
  *
- * <p>Live key of shard i: {@code <prefix>:{<filter>:<geometry>:i}}, e.g. {@code bg:{user:m9585088k7:0}};
+ * <p>Live key of shard i: {@code <prefix>:{<filter>:<geometry>:i}}, e.g. {@code bg:{user:m9585088k7:0}}, or
+ * {@code bg:{user:m9585088k7:text-case-insensitive:0}} for a key type whose canonical form of an
+ * ordinary value is not its Java-type form (see {@link #of(String, String, FilterGeometry, KeyType)});
  * beside it, in the same slot: {@code :adds} (journal), {@code :meta}, {@code :lock} and
  * {@code :staging:<id>}.
  */
@@ -27,10 +31,25 @@ public final class FilterKeys {
     }
 
     public static FilterKeys of(String keyPrefix, String filterName, FilterGeometry geometry) {
+        return of(keyPrefix, filterName, geometry, null);
+    }
+
+    /**
+     * The keys of a filter whose keys compare as {@code keyType} (null: by Java type). Integer,
+     * UUID, text and bytes keys keep the names of a filter without a key type: their canonical
+     * form of a {@code Long}, {@code UUID}, {@code String} or {@code byte[]} is the Java-type one,
+     * so filters written before key types existed stay valid. Case-insensitive and
+     * {@code CHAR(n)} text store {@code "Alice"} and {@code "AB12    "} otherwise than as
+     * they are, so they get names of their own: a filter never reads bits hashed the other way.
+     */
+    public static FilterKeys of(String keyPrefix, String filterName, FilterGeometry geometry, KeyType keyType) {
         checkArgument(keyPrefix != null && !keyPrefix.isBlank(), "key-prefix (%s) must not be blank", keyPrefix);
         checkArgument(isValidFilterName(filterName),
                 "filter name (%s) may only use letters, digits, '_', '.' and '-'", filterName);
-        return new FilterKeys(keyPrefix + ":{" + filterName + ":" + geometry.id() + ":", geometry.shards());
+        String keyTypeSegment = keyType == KeyType.TEXT_CASE_INSENSITIVE || keyType == KeyType.CHAR
+                ? keyType.id() + ":" : "";
+        return new FilterKeys(keyPrefix + ":{" + filterName + ":" + geometry.id() + ":" + keyTypeSegment,
+                geometry.shards());
     }
 
     /** Letters, digits, '_', '.' and '-': nothing that could break out of a key name or its hash tag. */

@@ -30,6 +30,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.hash.BitPositions;
+import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.mirror.MirrorSettings;
 import dev.bloomguard.core.redis.BitmapStore;
@@ -77,6 +78,7 @@ public final class RedisBloomFilter {
 
     private final String name;
     private final FilterGeometry geometry;
+    private final KeyType keyType;
     private final FilterKeys keys;
     private final BitmapStore store;
     private final Duration checkTimeout;
@@ -93,7 +95,8 @@ public final class RedisBloomFilter {
     private RedisBloomFilter(Builder builder) {
         this.name = builder.name;
         this.geometry = builder.geometry;
-        this.keys = FilterKeys.of(builder.keyPrefix, builder.name, builder.geometry);
+        this.keyType = builder.keyType;
+        this.keys = FilterKeys.of(builder.keyPrefix, builder.name, builder.geometry, builder.keyType);
         this.store = builder.store;
         this.checkTimeout = builder.checkTimeout;
         this.instanceId = builder.instanceId;
@@ -194,6 +197,16 @@ public final class RedisBloomFilter {
         return keys;
     }
 
+    /** How keys are compared, when the filter was given a key type; empty: by their Java type ({@code KeyEncoding}). */
+    public Optional<KeyType> keyType() {
+        return Optional.ofNullable(keyType);
+    }
+
+    /** What is hashed for {@code key}: the same for a check, an add and a loaded key, so that all three meet. */
+    private Object canonical(Object key) {
+        return keyType == null ? key : keyType.canonical(key);
+    }
+
     /** Names this process in load locks and in the live bitmap's metadata. */
     public String instanceId() {
         return instanceId;
@@ -251,7 +264,7 @@ public final class RedisBloomFilter {
     private Probe probe(Object key) {
         int hashes = geometry.hashes();
         long[] offsets = new long[hashes + 1];
-        int shard = BitPositions.fillSharded(key, geometry.bits(), hashes, geometry.shards(), offsets, 0);
+        int shard = BitPositions.fillSharded(canonical(key), geometry.bits(), hashes, geometry.shards(), offsets, 0);
         offsets[hashes] = geometry.markerOffset();
         Membership local = null;
         if (mirror != null) {
@@ -372,7 +385,7 @@ public final class RedisBloomFilter {
             int[] perShard = new int[shards];
             boolean inMirror = mirror != null && !present.isEmpty();
             for (int i = 0; i < present.size(); i++) {
-                shardOf[i] = BitPositions.fillSharded(present.get(i), geometry.bits(), hashes, shards, offsets, i * hashes);
+                shardOf[i] = BitPositions.fillSharded(canonical(present.get(i)), geometry.bits(), hashes, shards, offsets, i * hashes);
                 perShard[shardOf[i]]++;
                 if (inMirror) {
                     long[] single = java.util.Arrays.copyOfRange(offsets, i * hashes, (i + 1) * hashes);
@@ -565,7 +578,7 @@ public final class RedisBloomFilter {
             long[] offsets = new long[hashes];
             for (Object key : keys) {
                 if (key != null) {
-                    int shard = BitPositions.fillSharded(key, geometry.bits(), hashes, shardCount, offsets, 0);
+                    int shard = BitPositions.fillSharded(canonical(key), geometry.bits(), hashes, shardCount, offsets, 0);
                     byShard.get(shard).add(offsets.clone());
                 }
             }
@@ -845,7 +858,7 @@ public final class RedisBloomFilter {
                         if (key == null) {
                             break;
                         }
-                        int shard = BitPositions.fillSharded(key, bits, hashes, shards, offsets, 0);
+                        int shard = BitPositions.fillSharded(canonical(key), bits, hashes, shards, offsets, 0);
                         bitmaps[shard].setAll(offsets, 0, hashes);
                     }
                 }
@@ -940,6 +953,7 @@ public final class RedisBloomFilter {
         private long journalCapacity = 1_000_000;
         private Consumer<RedisBloomFilter> notReadyListener;
         private MirrorSettings mirror;
+        private KeyType keyType;
 
         private Builder(String name, FilterGeometry geometry, BitmapStore store) {
             checkArgument(name != null && !name.isBlank(), "filter name must not be blank");
@@ -994,6 +1008,17 @@ public final class RedisBloomFilter {
         /** Keeps a local, memory-bounded mirror of the bitmap that answers "present" without Redis. */
         public Builder mirror(MirrorSettings settings) {
             this.mirror = settings;
+            return this;
+        }
+
+        /**
+         * Compares keys as the database compares them (see {@link KeyType}); default none: keys
+         * hash by their Java type. Part of the stored identity: a key type whose canonical form
+         * of an ordinary value differs from the Java-type one (case-insensitive text, {@code CHAR(n)}
+         * text) gets Redis keys of its own, so bits written one way are never read the other.
+         */
+        public Builder keyType(KeyType keyType) {
+            this.keyType = keyType;
             return this;
         }
 

@@ -7,6 +7,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import dev.bloomguard.core.hash.KeyType;
+
 class FilterKeysTest {
 
     private static final FilterGeometry GEOMETRY = FilterGeometry.of(1_000_000, 0.01);
@@ -31,6 +33,20 @@ class FilterKeysTest {
     void givesAnotherGeometryAnotherKey() {
         assertThat(FilterKeys.of("bg", "user", FilterGeometry.of(2_000_000, 0.01)).live())
                 .isNotEqualTo(FilterKeys.of("bg", "user", GEOMETRY).live());
+    }
+
+    @Test
+    void keepsTheNamesOfFiltersWithoutKeyTypeForKeyTypesThatStoreJavaFormsAsTheyWere() {
+        for (KeyType type : new KeyType[] { KeyType.INTEGER, KeyType.UUID, KeyType.TEXT, KeyType.BYTES }) {
+            assertThat(FilterKeys.of("bg", "user", GEOMETRY, type).live()).isEqualTo("bg:{user:m9585088k7:0}");
+        }
+    }
+
+    @Test
+    void givesKeyTypesThatStoreTextOtherwiseKeysOfTheirOwn() {
+        assertThat(FilterKeys.of("bg", "email", GEOMETRY, KeyType.TEXT_CASE_INSENSITIVE).live())
+                .isEqualTo("bg:{email:m9585088k7:text-case-insensitive:0}");
+        assertThat(FilterKeys.of("bg", "code", GEOMETRY, KeyType.CHAR).live()).isEqualTo("bg:{code:m9585088k7:char:0}");
     }
 
     @ParameterizedTest

@@ -39,6 +39,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
+import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.embedded.RedisServer;
 
 /**
@@ -100,6 +101,34 @@ class RedisBloomFilterTest {
             assertThat(filter.check((int) id)).isEqualTo(Membership.PRESENT);
             assertThat(filter.mightContain(id)).isTrue();
         }
+    }
+
+    @Test
+    void aKeyTypedFilterFindsLoadedAndAddedKeysWhateverTheirSpellingAndBlocksTheRest() {
+        RedisBloomFilter integers = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01), store)
+                .checkTimeout(GENEROUS_CHECK_TIMEOUT).keyType(KeyType.INTEGER).build();
+        integers.load(LongStream.rangeClosed(1, 5_000).boxed());
+        integers.add("  0000007001 ");
+
+        assertThat(integers.check("0042")).isEqualTo(Membership.PRESENT);
+        assertThat(integers.check(" +42")).isEqualTo(Membership.PRESENT);
+        assertThat(integers.checkAll(List.of("0042", "4_2", new BigDecimal("42.00"))))
+                .containsOnly(Membership.PRESENT);
+        assertThat(integers.check(7001L)).isEqualTo(Membership.PRESENT);
+        assertThat(integers.checkAsync("07001").join()).isEqualTo(Membership.PRESENT);
+        assertThat(integers.check("abc")).isEqualTo(Membership.ABSENT);
+        long blocked = LongStream.rangeClosed(10_001, 11_000)
+                .filter(id -> integers.check(String.format("%08d", id)) == Membership.ABSENT).count();
+        assertThat(blocked).as("absent ids written with leading zeros that are blocked").isGreaterThan(950);
+
+        RedisBloomFilter emails = RedisBloomFilter.builder(filterName + "-ci", FilterGeometry.of(10_000, 0.01), store)
+                .checkTimeout(GENEROUS_CHECK_TIMEOUT).keyType(KeyType.TEXT_CASE_INSENSITIVE).build();
+        emails.load(List.of("Alice@Example.com", "bob@example.com").iterator());
+
+        assertThat(emails.check("ALICE@example.COM")).isEqualTo(Membership.PRESENT);
+        assertThat(emails.check("Bob@Example.com")).isEqualTo(Membership.PRESENT);
+        assertThat(emails.check("carol@example.com")).isEqualTo(Membership.ABSENT);
+        assertThat(emails.keys().live()).contains(":text-case-insensitive:");
     }
 
     @Test

@@ -1,6 +1,9 @@
 package dev.bloomguard.spring.autoconfigure;
 
 import java.lang.management.ManagementFactory;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTransientConnectionException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,6 +13,8 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
@@ -34,6 +39,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
@@ -44,6 +50,7 @@ import dev.bloomguard.spring.interceptor.BloomGuardInterceptor;
 import dev.bloomguard.spring.interceptor.BloomOperationSource;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.warmup.FilterWarmer;
+import dev.bloomguard.spring.warmup.KeyColumn;
 import dev.bloomguard.spring.warmup.SqlKeySource;
 
 /**
@@ -62,6 +69,8 @@ import dev.bloomguard.spring.warmup.SqlKeySource;
 @EnableConfigurationProperties(BloomGuardProperties.class)
 @Import(BloomGuardAutoConfiguration.AutoProxyRegistrar.class)
 public class BloomGuardAutoConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(BloomGuardAutoConfiguration.class);
 
     /** How often an instance waiting for another's load looks again. */
     private static final java.time.Duration WAIT_POLL = java.time.Duration.ofMillis(200);
@@ -84,7 +93,8 @@ public class BloomGuardAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(BitmapStore.class)
     public BloomFilterRegistry bloomFilterRegistry(BloomGuardProperties properties, BitmapStore store,
-            ObjectProvider<FilterWarmer> warmer, Environment environment) {
+            ObjectProvider<FilterWarmer> warmer, ObjectProvider<DataSource> primaryDataSource, BeanFactory beanFactory,
+            Environment environment) {
         FilterSettingsValidator.validate(properties);
         String keyPrefix = properties.effectiveKeyPrefix(environment.getProperty("spring.application.name"));
         Map<String, RedisBloomFilter> filters = new LinkedHashMap<>();
@@ -96,7 +106,8 @@ public class BloomGuardAutoConfiguration {
                     .keyPrefix(keyPrefix)
                     .checkTimeout(properties.getRedisTimeout())
                     .instanceId(instanceId)
-                    .onNotReady(filter -> warmer.ifAvailable(available -> available.onNotReady(filter)));
+                    .onNotReady(filter -> warmer.ifAvailable(available -> available.onNotReady(filter)))
+                    .keyType(keyType(name, settings, primaryDataSource, beanFactory));
             if (settings.getLocalMirror().isEnabled()) {
                 builder.mirror(FilterSettingsValidator.mirrorSettings(settings.getLocalMirror()));
             }
@@ -116,12 +127,56 @@ public class BloomGuardAutoConfiguration {
             SqlKeySource source = null;
             if (warmup.getSql() != null && !warmup.getSql().isBlank()) {
                 DataSource dataSource = dataSource(name, warmup.getDatasource(), primaryDataSource, beanFactory);
-                source = new SqlKeySource(dataSource, warmup.getSql(), warmup.getFetchSize());
+                source = new SqlKeySource(dataSource, warmup.getSql(), warmup.getFetchSize(), warmup.getKeyColumn());
             }
             tasks.add(new FilterWarmer.Task(registry.filter(name), source, warmup.isOnStartup(), warmup.isBlocking(),
                     settings.getRebuild().getInterval()));
         });
         return new FilterWarmer(tasks, properties.getLockTtl(), WAIT_POLL);
+    }
+
+    /**
+     * The filter's key type: the one its warmup query's key column implies, read at startup
+     * without running the query, or the declared one where it does not contradict the column.
+     * Without warmup SQL, the declared one (none: keys hash by their Java type, as before key
+     * types existed).
+     */
+    private static KeyType keyType(String name, BloomGuardProperties.Filter settings,
+            ObjectProvider<DataSource> primaryDataSource, BeanFactory beanFactory) {
+        BloomGuardProperties.Warmup warmup = settings.getWarmup();
+        if (warmup.getSql() == null || warmup.getSql().isBlank()) {
+            return settings.getKeyType();
+        }
+        String prefix = "bloom-guard.filters." + name;
+        DataSource dataSource = dataSource(name, warmup.getDatasource(), primaryDataSource, beanFactory);
+        KeyColumn column;
+        try {
+            column = new SqlKeySource(dataSource, warmup.getSql(), warmup.getFetchSize(), warmup.getKeyColumn())
+                    .describe(name);
+        }
+        catch (SQLException ex) {
+            boolean unreachable = ex instanceof SQLTransientConnectionException
+                    || ex instanceof SQLNonTransientConnectionException
+                    || ex.getSQLState() != null && ex.getSQLState().startsWith("08");
+            if (unreachable && settings.getKeyType() != null) {
+                log.warn("Filter '{}': the database did not describe the warmup query ({}); comparing keys as the"
+                        + " declared {} {}, checked against the key column when the query runs", name, ex.getMessage(),
+                        prefix + ".key-type", settings.getKeyType().id());
+                return settings.getKeyType();
+            }
+            throw new BloomGuardConfigurationException(prefix + ".warmup.sql: the database could not describe it ("
+                    + ex.getMessage() + ")" + (unreachable ? "; the database must be reachable at startup to read the"
+                            + " key column's type, or declare " + prefix + ".key-type" : ""), ex);
+        }
+        if (column == null) {
+            if (settings.getKeyType() == null) {
+                throw new BloomGuardConfigurationException(prefix + ".warmup.sql: the JDBC driver does not describe"
+                        + " a query before running it, so the key column's type is unknown; declare " + prefix
+                        + ".key-type");
+            }
+            return settings.getKeyType();
+        }
+        return column.keyType(settings.getKeyType(), name);
     }
 
     private static DataSource dataSource(String filter, String beanName, ObjectProvider<DataSource> primary,

@@ -7,6 +7,7 @@ import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
+import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
 
 /**
@@ -231,6 +232,14 @@ public class BloomGuardProperties {
         /** Number of shards; 0 derives it from bloom-guard.max-shard-size. Changing it builds the filter under new keys. */
         private int shards = 0;
 
+        /**
+         * How the database compares keys: integer, uuid, text, text-case-insensitive, char
+         * (CHAR(n): trailing blanks do not count) or bytes. Lookups are canonicalised by it, so
+         * "0042" finds 42. Empty: read from the type of the warmup query's key column at startup;
+         * without warmup SQL, keys hash by their Java type.
+         */
+        private KeyType keyType;
+
         /** How the filter is filled from the database. */
         private Warmup warmup = new Warmup();
 
@@ -242,6 +251,14 @@ public class BloomGuardProperties {
 
         public long getExpectedInsertions() {
             return expectedInsertions;
+        }
+
+        public KeyType getKeyType() {
+            return keyType;
+        }
+
+        public void setKeyType(KeyType keyType) {
+            this.keyType = keyType;
         }
 
         public void setExpectedInsertions(long expectedInsertions) {
@@ -363,11 +380,14 @@ public class BloomGuardProperties {
     /** Filling a filter from SQL. */
     public static class Warmup {
 
-        /** Query whose first column is the key, e.g. SELECT id FROM users; empty: no warmup. */
+        /** Query that returns the keys, e.g. SELECT id FROM users (one column, or name it in key-column); empty: no warmup. */
         private String sql = "";
 
         /** Bean name of the DataSource to read; empty: the primary DataSource. */
         private String datasource = "";
+
+        /** The key's column when the query returns more than one; empty: the query must return exactly one column. */
+        private String keyColumn = "";
 
         /** Rows fetched per round trip; the query is streamed with a cursor, so memory stays constant. */
         private int fetchSize = 10_000;
@@ -392,6 +412,14 @@ public class BloomGuardProperties {
 
         public void setDatasource(String datasource) {
             this.datasource = datasource;
+        }
+
+        public String getKeyColumn() {
+            return keyColumn;
+        }
+
+        public void setKeyColumn(String keyColumn) {
+            this.keyColumn = keyColumn;
         }
 
         public int getFetchSize() {

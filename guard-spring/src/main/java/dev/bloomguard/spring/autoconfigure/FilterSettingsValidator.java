@@ -48,6 +48,12 @@ final class FilterSettingsValidator {
                     throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey() + "." + ex.getMessage());
                 }
             }
+            if (warmup.getKeyColumn() != null && !warmup.getKeyColumn().isBlank()
+                    && (warmup.getSql() == null || warmup.getSql().isBlank())) {
+                throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
+                        + ".warmup.key-column (" + warmup.getKeyColumn() + ") is set but there is no "
+                        + "bloom-guard.filters." + entry.getKey() + ".warmup.sql to choose it from");
+            }
             if (warmup.getFetchSize() < 1) {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
                         + ".warmup.fetch-size (" + warmup.getFetchSize() + ") must be at least 1");

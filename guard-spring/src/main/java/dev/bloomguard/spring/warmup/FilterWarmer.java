@@ -237,7 +237,7 @@ public final class FilterWarmer implements SmartLifecycle {
 
     /** Whether the live bitmap was loaded from this task's query (another instance's load of another query is not). */
     private static boolean isFromOwnQuery(Task task) {
-        return task.filter().liveSourceId().filter(task.source().fingerprint()::equals).isPresent();
+        return task.filter().liveSourceId().filter(task.source().fingerprint(task.filter())::equals).isPresent();
     }
 
     private void rebuildIfDue(Task task) {

@@ -142,6 +142,84 @@ class StartupFailureTests {
     }
 
     @Test
+    void failsOnWarmupSqlReturningSeveralColumnsWithoutKeyColumn() {
+        withWarmupTable().withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT id, email FROM startup_keys")
+                .run(failsWith("bloom-guard.filters.user.warmup.sql returns 2 columns [id, email]",
+                        "name the key's column in bloom-guard.filters.user.warmup.key-column"));
+    }
+
+    @Test
+    void startsWhenKeyColumnNamesTheKeyOfSeveralColumns() {
+        withWarmupTable().withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT id, email FROM startup_keys",
+                "bloom-guard.filters.user.warmup.key-column=email")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(dev.bloomguard.spring.BloomFilterRegistry.class).filter("user").keyType())
+                            .contains(dev.bloomguard.core.hash.KeyType.TEXT);
+                });
+    }
+
+    @Test
+    void failsOnKeyColumnNamingNoColumnOfTheQuery() {
+        withWarmupTable().withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT id, email FROM startup_keys",
+                "bloom-guard.filters.user.warmup.key-column=user_id")
+                .run(failsWith("bloom-guard.filters.user.warmup.key-column (user_id) names no column",
+                        "[id, email]"));
+    }
+
+    @Test
+    void failsOnKeyColumnWithoutWarmupSql() {
+        runner.withPropertyValues("bloom-guard.filters.user.warmup.key-column=id")
+                .run(failsWith("bloom-guard.filters.user.warmup.key-column (id) is set but there is no"
+                        + " bloom-guard.filters.user.warmup.sql"));
+    }
+
+    @Test
+    void failsOnKeyTypeContradictingTheKeyColumnNamingBoth() {
+        withWarmupTable().withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT account FROM startup_keys",
+                "bloom-guard.filters.user.key-type=text")
+                .run(failsWith("bloom-guard.filters.user.key-type (text) contradicts the key column 'account'",
+                        "of type uuid", "declare uuid"));
+        withWarmupTable().withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT id FROM startup_keys",
+                "bloom-guard.filters.user.key-type=uuid")
+                .run(failsWith("bloom-guard.filters.user.key-type (uuid) contradicts", "of type int8"));
+    }
+
+    @Test
+    void acceptsADeclaredKeyTypeThatMergesMoreThanATextColumn() {
+        withWarmupTable().withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT lower(email) FROM startup_keys",
+                "bloom-guard.filters.user.key-type=text-case-insensitive")
+                .run(context -> assertThat(context.getBean(dev.bloomguard.spring.BloomFilterRegistry.class)
+                        .filter("user").keyType()).contains(dev.bloomguard.core.hash.KeyType.TEXT_CASE_INSENSITIVE));
+    }
+
+    @Test
+    void failsOnAKeyColumnOfATypeItCannotCompareUnlessAKeyTypeIsDeclared() {
+        withWarmupTable().withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT created FROM startup_keys")
+                .run(failsWith("bloom-guard.filters.user.warmup.sql: its key column 'created' is of type date",
+                        "declare bloom-guard.filters.user.key-type"));
+        withWarmupTable().withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT created FROM startup_keys",
+                "bloom-guard.filters.user.key-type=text").run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void failsOnWarmupSqlTheDatabaseRejects() {
+        withWarmupTable().withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT id FROM startup_no_such_table")
+                .run(failsWith("bloom-guard.filters.user.warmup.sql: the database could not describe it",
+                        "startup_no_such_table"));
+    }
+
+    /** The runner with the test PostgreSQL as primary DataSource and a table of several key columns. */
+    private ApplicationContextRunner withWarmupTable() {
+        RealServers.execute("DROP TABLE IF EXISTS startup_keys", "CREATE TABLE startup_keys (id BIGINT PRIMARY KEY,"
+                + " email TEXT, account UUID, created DATE)");
+        return runner.withConfiguration(AutoConfigurations.of(BootNames.dataSourceAutoConfiguration()))
+                .withPropertyValues("spring.datasource.url=" + RealServers.postgres().jdbcUrl(),
+                        "spring.datasource.username=" + RealServers.postgres().username(),
+                        "spring.datasource.password=" + RealServers.postgres().password());
+    }
+
+    @Test
     void failsWhenAnnotationsHaveNoRedis() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, BloomGuardAutoConfiguration.class))
