@@ -88,10 +88,14 @@ final class UnguardedMethods {
         return Modifier.isProtected(modifiers) ? "protected" : "package-private";
     }
 
+    /** Also through a generic interface ({@code find(T)} implemented as {@code find(Long)}). */
     private static boolean declaredByAnInterface(Method method, Class<?> type) {
         for (Class<?> face : ClassUtils.getAllInterfacesForClassAsSet(type)) {
-            if (ClassUtils.hasMethod(face, method.getName(), method.getParameterTypes())) {
-                return true;
+            for (Method declared : face.getMethods()) {
+                if (declared.getName().equals(method.getName())
+                        && AopUtils.getMostSpecificMethod(declared, type).equals(method)) {
+                    return true;
+                }
             }
         }
         return false;

@@ -61,7 +61,8 @@ class UnguardedMethodWarningTests {
                 .run(context -> assertThat(context).hasNotFailed());
 
         assertThat(output).contains("WARN").contains(Implementation.class.getName() + ".notOnTheInterface", "interface")
-                .doesNotContain(Implementation.class.getName() + ".find ");
+                .doesNotContain(Implementation.class.getName() + ".find ")
+                .doesNotContain(Implementation.class.getName() + ".findGeneric ");
     }
 
     public static class Service {
@@ -103,7 +104,18 @@ class UnguardedMethodWarningTests {
         String find(long id);
     }
 
-    public static class Implementation implements Finder {
+    public interface GenericFinder<K> {
+
+        @BloomGuard(filter = "user", key = "#id")
+        String findGeneric(K id);
+    }
+
+    public static class Implementation implements Finder, GenericFinder<Long> {
+
+        @Override
+        public String findGeneric(Long id) {
+            return "found";
+        }
 
         @Override
         public String find(long id) {
