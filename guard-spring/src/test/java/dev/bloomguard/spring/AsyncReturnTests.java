@@ -140,11 +140,15 @@ class AsyncReturnTests {
     void bloomPutAddsTheCompletedValueBeforeTheReturnedFutureCompletes() {
         RedisBloomFilter filter = registry.filter("product");
         CompletableFuture<Product> saved = products.create("new");
+        CompletableFuture<String> completingThread = saved.thenApply(product -> Thread.currentThread().getName());
+        // A blocking check in a dependent stage: on Lettuce's I/O thread it would wait out redis-timeout.
         CompletableFuture<Membership> seenOnCompletion = saved.thenApply(product -> filter.check(product.id()));
 
         Product product = saved.join();
         assertThat(product.id()).isGreaterThan(100);
         assertThat(seenOnCompletion.join()).isEqualTo(Membership.PRESENT);
+        assertThat(completingThread.join()).as("dependent stages run off the Redis client's threads")
+                .doesNotStartWith("lettuce-");
         assertThat(products.find(product.id()).join()).isEqualTo(product);
         long absent = absentKeys("product", 1).get(0);
         assertThatThrownBy(() -> products.find(absent).join()).hasCauseInstanceOf(BloomGuardRejectedException.class);

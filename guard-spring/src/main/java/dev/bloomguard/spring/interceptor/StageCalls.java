@@ -23,7 +23,9 @@ import dev.bloomguard.spring.BloomGuardRejectedException;
  * runs on the caller's thread, as it would without the guard; when it must wait for Redis it
  * runs on {@code CompletableFuture}'s default asynchronous executor, never on the Redis
  * client's I/O thread that delivered the answer, because a method that returns a future may
- * still do blocking work (JDBC, a synchronous Redis call) before it returns it.
+ * still do blocking work (JDBC, a synchronous Redis call) before it returns it. For the same
+ * reason a future that waited for an add completes on that executor, so that the caller's
+ * dependent stages do not run on the I/O thread either.
  */
 final class StageCalls {
 
@@ -48,11 +50,32 @@ final class StageCalls {
             catch (RuntimeException ex) {
                 return CompletableFuture.failedFuture(ex);
             }
-            call = admission.isDone() ? admission.thenCompose(admitted -> proceedIf(admitted, invocation, guard))
-                    : admission.thenComposeAsync(admitted -> proceedIf(admitted, invocation, guard));
+            call = offRedisThread(admission).thenCompose(admitted -> proceedIf(admitted, invocation, guard));
         }
         return put == null ? call
-                : call.thenCompose(value -> interceptor.addAsync(put, target, arguments, value).thenApply(added -> value));
+                : call.thenCompose(value -> offRedisThread(interceptor.addAsync(put, target, arguments, value))
+                        .thenApply(added -> value));
+    }
+
+    /**
+     * The same outcome, delivered on {@code CompletableFuture}'s default asynchronous executor when
+     * it is not there yet: a future from the filter completes on the Redis client's I/O thread,
+     * where neither the method nor the caller's dependent stages may run.
+     */
+    private static <T> CompletableFuture<T> offRedisThread(CompletableFuture<T> future) {
+        if (future.isDone()) {
+            return future;
+        }
+        CompletableFuture<T> moved = new CompletableFuture<>();
+        future.whenCompleteAsync((value, error) -> {
+            if (error != null) {
+                moved.completeExceptionally(error);
+            }
+            else {
+                moved.complete(value);
+            }
+        });
+        return moved;
     }
 
     private static CompletableFuture<Object> proceedIf(boolean admitted, MethodInvocation invocation,
