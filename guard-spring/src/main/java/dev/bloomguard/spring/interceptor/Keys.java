@@ -65,7 +65,7 @@ final class Keys {
         }
     }
 
-    static String where(String annotation, String method, String filter) {
+    private static String where(String annotation, String method, String filter) {
         return annotation + " on " + method + " (filter '" + filter + "')";
     }
 
