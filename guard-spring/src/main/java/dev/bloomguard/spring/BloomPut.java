@@ -16,14 +16,19 @@ import java.lang.annotation.Target;
  * User save(User user);
  * }</pre>
  *
- * <p>{@link #key()} is SpEL over the arguments and {@code #result}; a {@code null} key adds
- * nothing, a collection or array adds every element. If the add fails (Redis down) the method's
+ * <p>{@link #key()} is SpEL over the arguments and {@code #result}; {@code #result} of an
+ * {@code Optional} is its value. A key read from a null result or an empty {@code Optional}
+ * ({@code #result.id} included) adds nothing, as does a {@code null} key; a collection or array
+ * adds every non-null element. If the add fails (Redis down) the method's
  * result is not returned: a {@link BloomGuardException} is thrown instead, so that a surrounding
  * transaction rolls back rather than leaving a row the filter does not know.
  *
- * <p>On a method returning a {@code Mono} or a {@code Flux}, {@code #result} is each emitted
- * value: its key is added, without blocking, before the value is passed on, and a failed add
- * ends the sequence with that {@link BloomGuardException}.
+ * <p>On a method returning a {@code CompletableFuture} or {@code CompletionStage},
+ * {@code #result} is the completed value: its key is added without blocking, and the returned
+ * future completes only once the key is in the filter; a failed add fails it with a
+ * {@link BloomGuardException}. On a {@code Mono}, a {@code Flux} or another reactive type,
+ * {@code #result} is each emitted value: its key is added, without blocking, before the value is
+ * passed on, and a failed add ends the sequence with that {@link BloomGuardException}.
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)

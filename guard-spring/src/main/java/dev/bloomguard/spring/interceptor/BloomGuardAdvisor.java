@@ -3,14 +3,18 @@ package dev.bloomguard.spring.interceptor;
 import org.aopalliance.aop.Advice;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.Ordered;
 
 /**
  * Applies {@link BloomGuardInterceptor} to every bean method that carries {@code @BloomGuard}
  * or {@code @BloomPut}, including those declared only on an interface.
  */
-public final class BloomGuardAdvisor extends AbstractPointcutAdvisor implements SmartInitializingSingleton {
+public final class BloomGuardAdvisor extends AbstractPointcutAdvisor
+        implements SmartInitializingSingleton, BeanFactoryAware {
 
     /**
      * Default order: before Spring's caching and transaction advice (both at lowest precedence),
@@ -22,6 +26,7 @@ public final class BloomGuardAdvisor extends AbstractPointcutAdvisor implements 
 
     private final transient BloomGuardPointcut pointcut;
     private final transient BloomGuardInterceptor interceptor;
+    private transient ConfigurableListableBeanFactory beanFactory;
 
     public BloomGuardAdvisor(BloomOperationSource source, BloomGuardInterceptor interceptor, int order) {
         this.pointcut = new BloomGuardPointcut(source);
@@ -39,9 +44,20 @@ public final class BloomGuardAdvisor extends AbstractPointcutAdvisor implements 
         return interceptor;
     }
 
-    /** Resolves the filters once every bean exists, so a missing Redis fails startup, not the first call. */
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        this.beanFactory = beanFactory instanceof ConfigurableListableBeanFactory listable ? listable : null;
+    }
+
+    /**
+     * Resolves the filters once every bean exists, so a missing Redis fails startup, not the first
+     * call; then warns about every annotated method that no proxy can apply.
+     */
     @Override
     public void afterSingletonsInstantiated() {
         interceptor.resolveDependencies();
+        if (beanFactory != null) {
+            UnguardedMethods.warn(beanFactory);
+        }
     }
 }

@@ -1,9 +1,9 @@
 package dev.bloomguard.spring.interceptor;
 
-import java.lang.reflect.Array;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
@@ -34,6 +34,8 @@ import dev.bloomguard.spring.metrics.GuardMetrics;
 public final class BloomGuardInterceptor implements MethodInterceptor {
 
     private static final Logger log = LoggerFactory.getLogger(BloomGuardInterceptor.class);
+    private static final String GUARD = "@BloomGuard";
+    private static final String PUT = "@BloomPut";
 
     private final BloomOperationSource source;
     private final Supplier<BloomFilterRegistry> registry;
@@ -63,8 +65,15 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         if (operations == null) {
             return invocation.proceed();
         }
-        if (operations.shape() != BloomOperations.Shape.PLAIN) {
-            return ReactiveCalls.invoke(this, invocation, operations);
+        switch (operations.returns().kind()) {
+            case STAGE -> {
+                return StageCalls.invoke(this, invocation, operations);
+            }
+            case REACTIVE -> {
+                return ReactiveCalls.invoke(this, invocation, operations);
+            }
+            case PLAIN -> {
+            }
         }
         Object[] arguments = invocation.getArguments();
         BloomOperations.Guard guard = operations.guard();
@@ -88,18 +97,89 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         }
         RedisBloomFilter filter = filter(guard.filter());
         long started = System.nanoTime();
-        Membership answer = isBatch(key) ? batchAnswer(filter.checkAll(elements(key))) : filter.check(key);
+        Membership answer;
+        try {
+            answer = key instanceof List<?> batch ? batchAnswer(filter.checkAll(batch)) : filter.check(key);
+        }
+        catch (IllegalArgumentException ex) {
+            throw Keys.unhashable(ex, GUARD, guard.method(), guard.filter());
+        }
         return decide(guard, key, answer, System.nanoTime() - started);
     }
 
-    /** The key {@code guard} checks for this call, or null to let it through unchecked. */
-    Object guardKey(BloomOperations.Guard guard, Object target, Object[] arguments) {
-        return resolve(guard.key(), target, arguments, null, guard.method(), guard.filter());
+    /**
+     * Whether the call may go on, without blocking the calling thread: completes with the same
+     * decision as the blocking path, on the thread that delivered the filter's answer (at once
+     * when no Redis round trip was needed).
+     *
+     * @throws BloomGuardException for a key the guard cannot check, before anything is sent
+     */
+    CompletableFuture<Boolean> admitsAsync(BloomOperations.Guard guard, Object target, Object[] arguments) {
+        Object key = guardKey(guard, target, arguments);
+        if (key == null) {
+            return CompletableFuture.completedFuture(Boolean.TRUE);
+        }
+        RedisBloomFilter filter = filter(guard.filter());
+        long started = System.nanoTime();
+        CompletableFuture<Membership> answer;
+        try {
+            answer = key instanceof List<?> batch
+                    ? filter.checkAllAsync(batch).thenApply(BloomGuardInterceptor::batchAnswer)
+                    : filter.checkAsync(key);
+        }
+        catch (IllegalArgumentException ex) {
+            throw Keys.unhashable(ex, GUARD, guard.method(), guard.filter());
+        }
+        return answer.thenApply(membership -> decide(guard, key, membership, System.nanoTime() - started));
     }
 
-    /** The key {@code put} adds for this call's {@code result}, or null to add nothing. */
+    /**
+     * The key {@code guard} checks for this call: null to let it through unchecked, a {@link List}
+     * (without nulls) for a batch, otherwise one key.
+     */
+    Object guardKey(BloomOperations.Guard guard, Object target, Object[] arguments) {
+        Object value = resolve(guard.key(), target, arguments, null, guard.method(), guard.filter());
+        return Keys.of(value, GUARD, guard.method(), guard.filter());
+    }
+
+    /**
+     * The key {@code put} adds for this call's {@code result} (an {@code Optional} stands for its
+     * value), as {@link #guardKey}; null to add nothing, as for a key read from a null result.
+     */
     Object putKey(BloomOperations.Put put, Object target, Object[] arguments, Object result) {
-        return resolve(put.key(), target, arguments, result, put.method(), put.filter());
+        Object value = result instanceof Optional<?> optional ? optional.orElse(null) : result;
+        if (value == null && put.key().readsResult()) {
+            return null;
+        }
+        Object key = resolve(put.key(), target, arguments, value, put.method(), put.filter());
+        return Keys.of(key, PUT, put.method(), put.filter());
+    }
+
+    /**
+     * Adds the key of {@code result} without blocking the calling thread: the future completes
+     * once the key is in the filter, or fails with {@link BloomGuardException}.
+     */
+    CompletableFuture<Void> addAsync(BloomOperations.Put put, Object target, Object[] arguments, Object result) {
+        try {
+            Object key = putKey(put, target, arguments, result);
+            if (key == null) {
+                return CompletableFuture.completedFuture(null);
+            }
+            return filter(put.filter()).addAllAsync(key instanceof List<?> batch ? batch : List.of(key))
+                    .handle((done, error) -> {
+                        if (error != null) {
+                            throw addFailed(put, error instanceof CompletionException && error.getCause() != null
+                                    ? error.getCause() : error);
+                        }
+                        return done;
+                    });
+        }
+        catch (IllegalArgumentException ex) {
+            return CompletableFuture.failedFuture(Keys.unhashable(ex, PUT, put.method(), put.filter()));
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
     }
 
     RedisBloomFilter filter(String name) {
@@ -152,8 +232,8 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         }
         RedisBloomFilter filter = filter(put.filter());
         try {
-            if (isBatch(key)) {
-                filter.addAll(elements(key));
+            if (key instanceof List<?> batch) {
+                filter.addAll(batch);
             }
             else {
                 filter.add(key);
@@ -161,6 +241,9 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         }
         catch (BitmapStoreException ex) {
             throw addFailed(put, ex);
+        }
+        catch (IllegalArgumentException ex) {
+            throw Keys.unhashable(ex, PUT, put.method(), put.filter());
         }
     }
 
@@ -178,22 +261,6 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             throw new BloomGuardException("Key expression of " + method + " (filter '" + filter
                     + "') failed: " + ex.getMessage(), ex);
         }
-    }
-
-    static boolean isBatch(Object key) {
-        return key instanceof Collection<?> || (key.getClass().isArray() && !(key instanceof byte[]));
-    }
-
-    static List<Object> elements(Object key) {
-        if (key instanceof Collection<?> collection) {
-            return new ArrayList<>(collection);
-        }
-        int length = Array.getLength(key);
-        List<Object> elements = new ArrayList<>(length);
-        for (int i = 0; i < length; i++) {
-            elements.add(Array.get(key, i));
-        }
-        return elements;
     }
 
     /**

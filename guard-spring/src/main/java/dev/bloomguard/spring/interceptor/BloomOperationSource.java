@@ -29,8 +29,8 @@ import dev.bloomguard.spring.BloomPut;
  * Spring's cache abstraction does; methods without either are cached as a sentinel.
  *
  * <p>Validation happens here, so it happens when the proxy is created at startup: an unknown
- * filter, a bad key expression or {@code return-empty} on a primitive fails the application,
- * naming the method.
+ * filter, a bad key expression, a key whose declared type cannot be a key, a return type the
+ * guard cannot handle or {@code return-empty} on a primitive fails the application, naming the method.
  */
 public final class BloomOperationSource {
 
@@ -44,7 +44,7 @@ public final class BloomOperationSource {
         Iterable<String> names();
     }
 
-    private static final BloomOperations NONE = new BloomOperations(null, null, BloomOperations.Shape.PLAIN);
+    private static final BloomOperations NONE = new BloomOperations(null, null, ReturnKind.PLAIN);
 
     private final Map<MethodClassKey, BloomOperations> cache = new ConcurrentHashMap<>(256);
     private final FilterCatalog catalog;
@@ -83,7 +83,7 @@ public final class BloomOperationSource {
         Method declaration = declaration(specific, method, targetClass);
         String where = ClassUtils.getQualifiedMethodName(declaration, targetClass);
         return new BloomOperations(guard == null ? null : guard(guard, declaration, where),
-                put == null ? null : put(put, declaration, where), shapeOf(declaration.getReturnType()));
+                put == null ? null : put(put, declaration, where), ReturnKind.of(declaration, where));
     }
 
     /**
@@ -128,23 +128,11 @@ public final class BloomOperationSource {
         candidates.add(method);
     }
 
-    /** Reactor's {@code Mono} and {@code Flux}, told apart by name so that no Reactor class is loaded for it. */
-    static BloomOperations.Shape shapeOf(Class<?> returnType) {
-        for (Class<?> type = returnType; type != null; type = type.getSuperclass()) {
-            if (type.getName().equals("reactor.core.publisher.Mono")) {
-                return BloomOperations.Shape.MONO;
-            }
-            if (type.getName().equals("reactor.core.publisher.Flux")) {
-                return BloomOperations.Shape.FLUX;
-            }
-        }
-        return BloomOperations.Shape.PLAIN;
-    }
-
     private BloomOperations.Guard guard(BloomGuard guard, Method method, String where) {
         String at = "@BloomGuard on " + where;
         boolean returnsEmpty = returnsEmpty(guard.filter(), at);
         KeyExpression key = KeyExpression.compile(guard.key(), method, false, at, parser, parameterNames);
+        Keys.checkDeclared(key, guard.key(), method, at);
         return new BloomOperations.Guard(guard.filter(), key,
                 returnsEmpty ? EmptyResults.forMethod(method, at) : null, where);
     }
@@ -153,6 +141,7 @@ public final class BloomOperationSource {
         String at = "@BloomPut on " + where;
         returnsEmpty(put.filter(), at);
         KeyExpression key = KeyExpression.compile(put.key(), method, true, at, parser, parameterNames);
+        Keys.checkDeclared(key, put.key(), method, at);
         return new BloomOperations.Put(put.filter(), key, where);
     }
 

@@ -15,6 +15,8 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import java.util.stream.DoubleStream;
 import java.util.stream.IntStream;
@@ -22,12 +24,14 @@ import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import org.springframework.beans.BeanUtils;
+import org.springframework.core.ResolvableType;
 
 import dev.bloomguard.spring.BloomGuardConfigurationException;
 
 /**
  * The empty value a rejected {@code on-absent: return-empty} call returns, chosen once per
- * method from its declared return type.
+ * method from its declared return type; for a {@code CompletableFuture<T>} or
+ * {@code CompletionStage<T>}, the empty value of {@code T}, which the future completes with.
  */
 final class EmptyResults {
 
@@ -40,6 +44,14 @@ final class EmptyResults {
      */
     static Supplier<Object> forMethod(Method method, String where) {
         Class<?> type = method.getReturnType();
+        if (type == CompletableFuture.class || type == CompletionStage.class) {
+            return forType(ResolvableType.forMethodReturnType(method).as(CompletionStage.class).getGeneric(0)
+                    .resolve(Object.class), where);
+        }
+        return forType(type, where);
+    }
+
+    private static Supplier<Object> forType(Class<?> type, String where) {
         if (type == void.class || type == Void.class) {
             return () -> null;
         }

@@ -152,6 +152,16 @@ abstract sealed class KeyExpression {
     /** The key for one call; {@code result} is null for a check. */
     abstract Object resolve(Object target, Object[] arguments, Object result);
 
+    /** The declared type of a key that is a parameter or {@code #result} as is; null when only the call can tell. */
+    Class<?> declaredType(Method method) {
+        return null;
+    }
+
+    /** Whether the key is read from {@code #result}, so that a null result has no key. */
+    boolean readsResult() {
+        return false;
+    }
+
     private static final class Argument extends KeyExpression {
 
         private final int position;
@@ -164,6 +174,11 @@ abstract sealed class KeyExpression {
         Object resolve(Object target, Object[] arguments, Object result) {
             return arguments[position];
         }
+
+        @Override
+        Class<?> declaredType(Method method) {
+            return method.getParameterTypes()[position];
+        }
     }
 
     private static final class Result extends KeyExpression {
@@ -171,6 +186,16 @@ abstract sealed class KeyExpression {
         @Override
         Object resolve(Object target, Object[] arguments, Object result) {
             return result;
+        }
+
+        @Override
+        Class<?> declaredType(Method method) {
+            return method.getReturnType();
+        }
+
+        @Override
+        boolean readsResult() {
+            return true;
         }
     }
 
@@ -213,6 +238,11 @@ abstract sealed class KeyExpression {
                     throw new EvaluationException(part.toStringAST() + " is null, so the key cannot be formed");
                 }
             }
+        }
+
+        @Override
+        boolean readsResult() {
+            return expression.getExpressionString().matches(".*#result\\b.*");
         }
     }
 

@@ -85,6 +85,24 @@ class StartupFailureTests {
     }
 
     @Test
+    void failsOnAFutureThatIsNotACompletionStage() {
+        runner.withUserConfiguration(PlainFuture.class)
+                .run(failsWith("PlainFutureService.find", "java.util.concurrent.Future", "CompletableFuture"));
+    }
+
+    @Test
+    void failsOnAKeyParameterWhoseDeclaredTypeCannotBeAKey() {
+        runner.withUserConfiguration(MapKey.class)
+                .run(failsWith("MapKeyService.byMap", "'#ids'", "java.util.Map"));
+        runner.withUserConfiguration(StreamKey.class)
+                .run(failsWith("StreamKeyService.byStream", "'#p0'", "java.util.stream.Stream"));
+        runner.withUserConfiguration(PathKey.class)
+                .run(failsWith("PathKeyService.byPath", "'#path'", "java.nio.file.Path"));
+        runner.withUserConfiguration(TextlessKey.class)
+                .run(failsWith("TextlessKeyService.byTextless", "'#key'", Textless.class.getName(), "toString"));
+    }
+
+    @Test
     void failsOnFppOutsideZeroOne() {
         runner.withPropertyValues("bloom-guard.filters.user.fpp=1.5")
                 .run(failsWith("bloom-guard.filters.user.fpp (1.5) must be in (0, 1)"));
@@ -401,6 +419,85 @@ class StartupFailureTests {
         @Bean
         PrimitiveReturnEmptyService primitiveReturnEmptyService() {
             return new PrimitiveReturnEmptyService();
+        }
+    }
+
+    static class PlainFutureService {
+        @BloomGuard(filter = "user", key = "#id")
+        public java.util.concurrent.Future<String> find(long id) {
+            return java.util.concurrent.CompletableFuture.completedFuture("found");
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PlainFuture {
+        @Bean
+        PlainFutureService plainFutureService() {
+            return new PlainFutureService();
+        }
+    }
+
+    /** A key type with only Object's toString: every instance would hash differently. */
+    static final class Textless {
+    }
+
+    static class MapKeyService {
+        @BloomGuard(filter = "user", key = "#ids")
+        public String byMap(java.util.Map<Long, String> ids) {
+            return "map";
+        }
+    }
+
+    static class StreamKeyService {
+        @BloomGuard(filter = "user", key = "#p0")
+        public String byStream(java.util.stream.Stream<Long> ids) {
+            return "stream";
+        }
+    }
+
+    static class PathKeyService {
+        @BloomGuard(filter = "user", key = "#path")
+        public String byPath(java.nio.file.Path path) {
+            return "path";
+        }
+    }
+
+    static class TextlessKeyService {
+        @BloomGuard(filter = "user", key = "#key")
+        public String byTextless(Textless key) {
+            return "textless";
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class MapKey {
+        @Bean
+        MapKeyService mapKeyService() {
+            return new MapKeyService();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class StreamKey {
+        @Bean
+        StreamKeyService streamKeyService() {
+            return new StreamKeyService();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PathKey {
+        @Bean
+        PathKeyService pathKeyService() {
+            return new PathKeyService();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TextlessKey {
+        @Bean
+        TextlessKeyService textlessKeyService() {
+            return new TextlessKeyService();
         }
     }
 }
