@@ -101,6 +101,11 @@ final class InMemoryBitmapStore implements BitmapStore {
     }
 
     @Override
+    public long listLength(String key) {
+        return 0;
+    }
+
+    @Override
     public void delete(String key) {
         values.remove(key);
     }

@@ -82,6 +82,7 @@ public final class RedisBloomFilter {
     private final Duration checkTimeout;
     private final String instanceId;
     private final long journalCapacity;
+    private final double maxShrink;
     private final Consumer<RedisBloomFilter> notReadyListener;
     private final BitmapMirror mirror;
     private volatile AutoCloseable subscription;
@@ -98,6 +99,7 @@ public final class RedisBloomFilter {
         this.checkTimeout = builder.checkTimeout;
         this.instanceId = builder.instanceId;
         this.journalCapacity = builder.journalCapacity;
+        this.maxShrink = builder.maxShrink;
         this.notReadyListener = builder.notReadyListener;
         this.mirror = builder.mirror == null ? null
                 : new BitmapMirror(name, keys::live, geometry, store, builder.mirror, MIRROR_LOADER);
@@ -648,6 +650,16 @@ public final class RedisBloomFilter {
      * was built from the same source; see {@link #liveSourceId()}.
      */
     public LoadReport load(Iterator<?> source, String sourceId) {
+        return load(source, sourceId, false);
+    }
+
+    /**
+     * As {@link #load(Iterator, String)}; unless {@code force}, a load that read far fewer keys
+     * than the live filter holds (see {@link Builder#maxShrink}) is not swapped in.
+     *
+     * @throws LoadRefusedException when the load shrank the filter too much; the live filter is kept
+     */
+    public LoadReport load(Iterator<?> source, String sourceId, boolean force) {
         if (!loading.compareAndSet(false, true)) {
             throw new IllegalStateException("filter '" + name + "' is already loading");
         }
@@ -660,6 +672,9 @@ public final class RedisBloomFilter {
                 bitmaps[shard] = BitmapBuilder.forGeometry(geometry);
             }
             long count = readInto(bitmaps, source);
+            if (!force) {
+                refuseShrink(count);
+            }
             for (int shard = 0; shard < shards; shard++) {
                 bitmaps[shard].markComplete();
                 staging[shard] = keys.newStaging(shard);
@@ -712,6 +727,26 @@ public final class RedisBloomFilter {
         }
         finally {
             loading.set(false);
+        }
+    }
+
+    /**
+     * Refuses a load of {@code count} keys that is more than {@code maxShrink} smaller than the
+     * live filter: its last load's keys plus the adds journaled since. Without a recorded live
+     * load (a first load, or Redis lost the metadata) there is nothing to compare with: an empty
+     * table is a real state for a new application, and adds fill the filter from there.
+     */
+    private void refuseShrink(long count) {
+        String recorded = store.hashGetAll(keys.meta()).get("keys");
+        if (recorded == null) {
+            return;
+        }
+        long live = Long.parseLong(recorded);
+        for (int shard = 0; shard < geometry.shards(); shard++) {
+            live += store.listLength(keys.journal(shard));
+        }
+        if (count < live * (1.0 - maxShrink)) {
+            throw new LoadRefusedException(name, count, live, maxShrink);
         }
     }
 
@@ -938,6 +973,7 @@ public final class RedisBloomFilter {
         private Duration checkTimeout = Duration.ofMillis(50);
         private String instanceId = defaultInstanceId();
         private long journalCapacity = 1_000_000;
+        private double maxShrink = 0.5;
         private Consumer<RedisBloomFilter> notReadyListener;
         private MirrorSettings mirror;
 
@@ -979,6 +1015,17 @@ public final class RedisBloomFilter {
         public Builder journalCapacity(long journalCapacity) {
             checkArgument(journalCapacity >= 1, "journal capacity (%s) must be at least 1", journalCapacity);
             this.journalCapacity = journalCapacity;
+            return this;
+        }
+
+        /**
+         * Largest fraction (default 0.5) by which a load may read fewer keys than the live filter
+         * holds and still be swapped in; a bigger drop is refused with a {@link LoadRefusedException}
+         * unless the load is forced. 1 accepts any load, 0 refuses any drop.
+         */
+        public Builder maxShrink(double maxShrink) {
+            checkArgument(maxShrink >= 0 && maxShrink <= 1, "max shrink (%s) must be in [0, 1]", maxShrink);
+            this.maxShrink = maxShrink;
             return this;
         }
 

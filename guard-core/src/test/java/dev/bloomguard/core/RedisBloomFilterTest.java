@@ -131,6 +131,26 @@ class RedisBloomFilterTest {
     }
 
     @Test
+    void aFirstLoadOfAnEmptyTableGoesLiveButALoadFarSmallerThanTheLiveFilterIsRefusedUnlessForced() {
+        RedisBloomFilter filter = filter(FilterGeometry.of(10_000, 0.01));
+        assertThat(filter.load(Stream.empty()).keys()).as("a new application's empty table").isZero();
+        assertThat(filter.isReady()).isTrue();
+
+        filter.load(LongStream.rangeClosed(1, 1_000).boxed());
+        filter.addAll(LongStream.rangeClosed(1_001, 1_200).boxed().toList());
+        assertThatThrownBy(() -> filter.load(LongStream.rangeClosed(1, 599).boxed().iterator(), "src", false))
+                .isInstanceOf(LoadRefusedException.class).hasMessageContaining("1200");
+        for (long id = 1; id <= 1_200; id++) {
+            assertThat(filter.check(id)).as("id %s after the refused load", id).isEqualTo(Membership.PRESENT);
+        }
+        assertThat(filter.checkAll(absentKeys(filter, 100))).containsOnly(Membership.ABSENT);
+
+        assertThat(filter.load(LongStream.rangeClosed(1, 600).boxed().iterator(), "src", false).keys())
+                .as("half the live filter is within the default max shrink").isEqualTo(600);
+        assertThat(filter.load(Stream.<Long>empty().iterator(), "src", true).keys()).as("forced").isZero();
+    }
+
+    @Test
     void answersNotReadyNeverAbsentBeforeTheFirstLoad() {
         RedisBloomFilter filter = filter(FilterGeometry.of(1_000, 0.01));
 

@@ -134,6 +134,9 @@ public interface BitmapStore {
 
     void delete(String key);
 
+    /** {@code LLEN key}: 0 when it does not exist. */
+    long listLength(String key);
+
     /** {@code SET key value NX PX ttl}: true when the key was free and is now {@code value}. */
     boolean setIfAbsent(String key, String value, Duration ttl);
 

@@ -308,6 +308,12 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
+    public long listLength(String key) {
+        Long length = call("LLEN", operationTimeout, commands -> List.of(commands.llen(bytes(key))));
+        return length == null ? 0 : length;
+    }
+
+    @Override
     public void delete(String key) {
         call("DEL", operationTimeout, commands -> List.of(commands.del(bytes(key))));
     }

@@ -95,6 +95,7 @@ public class BloomGuardAutoConfiguration {
                     .keyPrefix(properties.getKeyPrefix())
                     .checkTimeout(properties.getRedisTimeout())
                     .instanceId(instanceId)
+                    .maxShrink(settings.getRebuild().getMaxShrink())
                     .onNotReady(filter -> warmer.ifAvailable(available -> available.onNotReady(filter)));
             if (settings.getLocalMirror().isEnabled()) {
                 builder.mirror(FilterSettingsValidator.mirrorSettings(settings.getLocalMirror()));

@@ -329,12 +329,29 @@ public class BloomGuardProperties {
         /** Rebuild when the live filter is older than this, e.g. 6h; 0: never. Keys added meanwhile are kept. */
         private Duration interval = Duration.ZERO;
 
+        /**
+         * Largest fraction, in [0, 1], by which a load may read fewer keys than the live filter
+         * holds (its last load plus the adds since). A bigger drop (an empty replica, a wrong
+         * schema) is refused and logged at ERROR, the old filter stays live and the load is tried
+         * again at the next rebuild; force it with FilterWarmer.rebuild(filter, true) or
+         * POST /actuator/bloomguard/{filter}?force=true. 1 accepts any load.
+         */
+        private double maxShrink = 0.5;
+
         public Duration getInterval() {
             return interval;
         }
 
         public void setInterval(Duration interval) {
             this.interval = interval;
+        }
+
+        public double getMaxShrink() {
+            return maxShrink;
+        }
+
+        public void setMaxShrink(double maxShrink) {
+            this.maxShrink = maxShrink;
         }
     }
 

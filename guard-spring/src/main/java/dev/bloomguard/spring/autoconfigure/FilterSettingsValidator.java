@@ -39,6 +39,11 @@ final class FilterSettingsValidator {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
                         + ".rebuild.interval (" + interval + ") must not be negative");
             }
+            double maxShrink = entry.getValue().getRebuild().getMaxShrink();
+            if (!(maxShrink >= 0 && maxShrink <= 1)) {
+                throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
+                        + ".rebuild.max-shrink (" + maxShrink + ") must be in [0, 1]; 1 accepts any load");
+            }
             BloomGuardProperties.LocalMirror mirror = entry.getValue().getLocalMirror();
             if (mirror.isEnabled()) {
                 try {

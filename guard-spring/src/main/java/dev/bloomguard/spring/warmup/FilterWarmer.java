@@ -19,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
+import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.spring.BloomGuardException;
@@ -56,12 +57,22 @@ public final class FilterWarmer implements SmartLifecycle {
             Duration rebuildInterval) {
     }
 
+    /**
+     * Why the last load of a filter in this instance failed, until one succeeds.
+     *
+     * @param reason what went wrong; never a key value
+     * @param at when
+     */
+    public record Failure(String reason, Instant at) {
+    }
+
     private final Map<String, Task> tasks = new LinkedHashMap<>();
     private final Duration lockTtl;
     private final Duration waitPoll;
     private final Map<String, CompletableFuture<LoadReport>> running = new ConcurrentHashMap<>();
     private final Map<String, Long> retryNotBefore = new ConcurrentHashMap<>();
     private final Map<String, Duration> retryDelay = new ConcurrentHashMap<>();
+    private final Map<String, Failure> lastFailures = new ConcurrentHashMap<>();
     private volatile ExecutorService loads;
     private volatile ScheduledExecutorService scheduler;
     private volatile boolean started;
@@ -90,7 +101,16 @@ public final class FilterWarmer implements SmartLifecycle {
         }
         for (Task task : tasks.values()) {
             if (task.source() != null && task.onStartup() && task.blocking()) {
-                ensureWarm(task);
+                try {
+                    ensureWarm(task);
+                }
+                catch (BloomGuardException ex) {
+                    LoadRefusedException refused = refusal(ex);
+                    if (refused == null) {
+                        throw ex;
+                    }
+                    refused(task, refused, task.rebuildInterval().isZero() ? FIRST_RETRY : task.rebuildInterval());
+                }
             }
         }
         for (Task task : tasks.values()) {
@@ -107,11 +127,20 @@ public final class FilterWarmer implements SmartLifecycle {
 
     /**
      * Rebuilds {@code filter} from its SQL now, under the load lock (waiting for another
-     * instance's load to finish first). Keys added meanwhile are kept.
+     * instance's load to finish first). Keys added meanwhile are kept. A load that reads far
+     * fewer keys than the live filter holds is refused; see {@link #rebuild(String, boolean)}.
      *
      * @throws IllegalArgumentException when the filter is unknown or has no warmup SQL
      */
     public CompletableFuture<LoadReport> rebuild(String filter) {
+        return rebuild(filter, false);
+    }
+
+    /**
+     * As {@link #rebuild(String)}; {@code force} swaps the load in however much smaller than the
+     * live filter it is (beyond {@code rebuild.max-shrink}), for a table that really did shrink.
+     */
+    public CompletableFuture<LoadReport> rebuild(String filter, boolean force) {
         Task task = tasks.get(filter);
         if (task == null) {
             throw new IllegalArgumentException("No filter named '" + filter + "'; configured: " + tasks.keySet());
@@ -120,7 +149,12 @@ public final class FilterWarmer implements SmartLifecycle {
             throw new IllegalArgumentException("Filter '" + filter + "' has no bloom-guard.filters." + filter
                     + ".warmup.sql to rebuild from");
         }
-        return submit(task, () -> load(task));
+        return submit(task, () -> load(task, force));
+    }
+
+    /** Why the last load of {@code filter} in this instance failed, if it did and none has succeeded since. */
+    public Optional<Failure> lastFailure(String filter) {
+        return Optional.ofNullable(lastFailures.get(filter));
     }
 
     /**
@@ -146,7 +180,7 @@ public final class FilterWarmer implements SmartLifecycle {
             log.warn("Filter '{}' is missing or incomplete in Redis; checks are bypassed until it is warm again",
                     filter.name());
         }
-        submit(task, () -> load(task));
+        submit(task, () -> load(task, false));
     }
 
     /** The filters this warmer keeps warm, by name. */
@@ -177,6 +211,7 @@ public final class FilterWarmer implements SmartLifecycle {
                 LoadReport report = work.get();
                 retryNotBefore.remove(name);
                 retryDelay.remove(name);
+                lastFailures.remove(name);
                 running.remove(name, fresh);
                 fresh.complete(report);
             }
@@ -184,9 +219,16 @@ public final class FilterWarmer implements SmartLifecycle {
                 Duration delay = retryDelay.merge(name, FIRST_RETRY,
                         (previous, first) -> previous.multipliedBy(2).compareTo(LAST_RETRY) > 0 ? LAST_RETRY
                                 : previous.multipliedBy(2));
-                retryNotBefore.put(name, System.nanoTime() + delay.toNanos());
-                log.error("Filter '{}': load failed ({}); checks stay bypassed, next try in {} s", name,
-                        ex.getMessage(), delay.toSeconds());
+                LoadRefusedException refused = refusal(ex);
+                if (refused != null) {
+                    refused(task, refused, task.rebuildInterval().isZero() ? delay : task.rebuildInterval());
+                }
+                else {
+                    retryNotBefore.put(name, System.nanoTime() + delay.toNanos());
+                    lastFailures.put(name, new Failure(ex.getMessage(), Instant.now()));
+                    log.error("Filter '{}': load failed ({}); checks stay bypassed, next try in {} s", name,
+                            ex.getMessage(), delay.toSeconds());
+                }
                 running.remove(name, fresh);
                 fresh.completeExceptionally(ex);
                 scheduleRetry(task, delay);
@@ -202,12 +244,42 @@ public final class FilterWarmer implements SmartLifecycle {
         return fresh;
     }
 
+    /**
+     * A load too small to trust was not swapped in: the live filter stays, and blocks again if it
+     * came from this task's own query. The next try waits for {@code delay} (the next rebuild).
+     */
+    private void refused(Task task, LoadRefusedException refused, Duration delay) {
+        String name = task.filter().name();
+        retryNotBefore.put(name, System.nanoTime() + delay.toNanos());
+        lastFailures.put(name, new Failure(refused.getMessage(), Instant.now()));
+        try {
+            if (task.filter().isReady() && isFromOwnQuery(task)) {
+                task.filter().setBlockingSuspended(false);
+            }
+        }
+        catch (RuntimeException ex) {
+            log.debug("Filter '{}': could not read the live filter's source: {}", name, ex.getMessage());
+        }
+        log.error("{}. If the table really shrank, raise bloom-guard.filters.{}.rebuild.max-shrink or force the"
+                + " rebuild (FilterWarmer.rebuild(\"{}\", true) or POST /actuator/bloomguard/{} with force=true);"
+                + " next try in {} s", refused.getMessage(), name, name, name, delay.toSeconds());
+    }
+
+    private static LoadRefusedException refusal(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof LoadRefusedException refused) {
+                return refused;
+            }
+        }
+        return null;
+    }
+
     private void scheduleRetry(Task task, Duration delay) {
         ScheduledExecutorService current = scheduler;
         if (current != null && !current.isShutdown()) {
             current.schedule(() -> {
                 if (!task.filter().isReady() || task.filter().isBlockingSuspended()) {
-                    submit(task, () -> load(task));
+                    submit(task, () -> load(task, false));
                 }
             }, delay.toMillis(), TimeUnit.MILLISECONDS);
         }
@@ -232,7 +304,7 @@ public final class FilterWarmer implements SmartLifecycle {
                 return null;
             }
         }
-        return load(task);
+        return load(task, false);
     }
 
     /** Whether the live bitmap was loaded from this task's query (another instance's load of another query is not). */
@@ -241,10 +313,14 @@ public final class FilterWarmer implements SmartLifecycle {
     }
 
     private void rebuildIfDue(Task task) {
+        Long notBefore = retryNotBefore.get(task.filter().name());
+        if (notBefore != null && System.nanoTime() - notBefore < 0) {
+            return;
+        }
         try {
             Optional<Instant> since = task.filter().liveSince();
             if (since.isEmpty() || age(since.get()).compareTo(task.rebuildInterval()) >= 0) {
-                submit(task, () -> load(task));
+                submit(task, () -> load(task, false));
             }
         }
         catch (RuntimeException ex) {
@@ -257,14 +333,14 @@ public final class FilterWarmer implements SmartLifecycle {
      * the filter is complete and unlocked, or takes the lock when the holder went away without
      * finishing.
      */
-    private LoadReport load(Task task) {
+    private LoadReport load(Task task, boolean force) {
         RedisBloomFilter filter = task.filter();
         boolean waitedForOther = false;
         while (true) {
             Optional<RedisBloomFilter.LoadLease> lease = filter.tryLockForLoad(lockTtl, scheduler);
             if (lease.isPresent()) {
                 try (RedisBloomFilter.LoadLease held = lease.get()) {
-                    return loadNow(task);
+                    return loadNow(task, force);
                 }
             }
             if (!waitedForOther) {
@@ -280,11 +356,11 @@ public final class FilterWarmer implements SmartLifecycle {
         }
     }
 
-    private LoadReport loadNow(Task task) {
+    private LoadReport loadNow(Task task, boolean force) {
         RedisBloomFilter filter = task.filter();
         log.info("Filter '{}': loading from SQL ({})", filter.name(), filter.geometry());
         try {
-            LoadReport report = task.source().loadInto(filter);
+            LoadReport report = task.source().loadInto(filter, force);
             filter.setBlockingSuspended(false);
             log.info("Filter '{}': loaded {} keys in {} ms ({} keys/s, {} journaled adds replayed)", filter.name(),
                     report.keys(), report.duration().toMillis(), Math.round(report.keysPerSecond()),

@@ -33,8 +33,11 @@ public final class SqlKeySource {
         this.fetchSize = fetchSize;
     }
 
-    /** Runs the query and loads every key it returns into {@code filter}, swapping it in at the end. */
-    public LoadReport loadInto(RedisBloomFilter filter) {
+    /**
+     * Runs the query and loads every key it returns into {@code filter}, swapping it in at the end;
+     * see {@link RedisBloomFilter#load(Iterator, String, boolean)} for {@code force}.
+     */
+    public LoadReport loadInto(RedisBloomFilter filter, boolean force) {
         try (Connection connection = dataSource.getConnection()) {
             boolean autoCommit = connection.getAutoCommit();
             connection.setAutoCommit(false);
@@ -42,7 +45,7 @@ public final class SqlKeySource {
                     ResultSet.CONCUR_READ_ONLY)) {
                 statement.setFetchSize(fetchSize);
                 try (ResultSet rows = statement.executeQuery(sql)) {
-                    return filter.load(new ColumnIterator(rows, filter.name()), fingerprint());
+                    return filter.load(new ColumnIterator(rows, filter.name()), fingerprint(), force);
                 }
             }
             finally {
