@@ -80,10 +80,10 @@ final class InMemoryBitmapStore implements BitmapStore {
     }
 
     @Override
-    public long swapIn(String staging, String live, String journalKey, String metaKey, Map<String, String> meta) {
-        byte[] bitmap = values.remove(staging);
+    public long swapIn(Staging staging, String live, String journalKey, String metaKey, Map<String, String> meta) {
+        byte[] bitmap = values.remove(staging.key());
         if (bitmap == null) {
-            return -1;
+            return STAGING_ALTERED;
         }
         values.put(live, bitmap);
         return 0;
@@ -103,6 +103,10 @@ final class InMemoryBitmapStore implements BitmapStore {
     @Override
     public long listLength(String key) {
         return 0;
+    }
+
+    @Override
+    public void listRemove(String key, byte[] value) {
     }
 
     @Override

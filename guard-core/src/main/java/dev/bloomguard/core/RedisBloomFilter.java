@@ -72,6 +72,12 @@ public final class RedisBloomFilter {
     /** Keys handed from the reading thread to the hashing thread at a time. */
     private static final int LOAD_BATCH = 4096;
 
+    /**
+     * Starts the journal entry a load leaves to find at its swap: 13 bytes, so never taken for an
+     * add's packed offsets, whose length is a multiple of 4.
+     */
+    private static final String LOAD_MARK = "load:";
+
     /** A staging key left by a crashed load disappears by itself after this. */
     private static final Duration STAGING_EXPIRY = Duration.ofHours(1);
 
@@ -660,12 +666,92 @@ public final class RedisBloomFilter {
      * @throws LoadRefusedException when the load shrank the filter too much; the live filter is kept
      */
     public LoadReport load(Iterator<?> source, String sourceId, boolean force) {
+        try (PendingLoad pending = beginLoad()) {
+            return pending.load(source, sourceId, force);
+        }
+    }
+
+    /**
+     * Starts a load: call it before the source takes its snapshot (before the warmup query
+     * runs), then {@link PendingLoad#load} with the keys. From here on every add is journaled
+     * after a mark this load leaves in each shard's journal, and the swap goes ahead only if that
+     * mark is still there: if Redis lost the journal meanwhile (a flush, an eviction, a failover),
+     * adds made after the snapshot may be missing from the new bitmap, so it is not swapped in.
+     *
+     * @throws IllegalStateException when a load of this filter is already running in this process
+     */
+    public PendingLoad beginLoad() {
         if (!loading.compareAndSet(false, true)) {
             throw new IllegalStateException("filter '" + name + "' is already loading");
         }
-        long started = System.nanoTime();
+        try {
+            return new PendingLoad();
+        }
+        catch (RuntimeException ex) {
+            loading.set(false);
+            throw ex;
+        }
+    }
+
+    /** A load begun by {@link #beginLoad}; closing it ends the load, whether or not it swapped. */
+    public final class PendingLoad implements AutoCloseable {
+
+        private final long started = System.nanoTime();
+        private final String token = LOAD_MARK + UUID.randomUUID().toString().substring(0, 8);
+        private boolean used;
+        private boolean swapped;
+
+        private PendingLoad() {
+            List<BitmapStore.ShardAdds> marks = new ArrayList<>(geometry.shards());
+            byte[] mark = token.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            for (int shard = 0; shard < geometry.shards(); shard++) {
+                marks.add(new BitmapStore.ShardAdds(keys.journal(shard), List.of(mark), keys.live(shard), new long[0]));
+            }
+            // One more than the capacity: the mark takes no add's place.
+            store.journalAndSetBitsMany(marks, journalCapacity + 1);
+        }
+
+        /**
+         * Builds the bitmap from {@code source}, uploads it and swaps it in; see
+         * {@link RedisBloomFilter#load(Iterator, String, boolean)}. Once per pending load.
+         *
+         * @throws IncompleteLoadException when Redis lost part of the load before the swap; load again
+         */
+        public LoadReport load(Iterator<?> source, String sourceId, boolean force) {
+            if (used) {
+                throw new IllegalStateException("a pending load of filter '" + name + "' loads once");
+            }
+            used = true;
+            LoadReport report = loadBegun(source, sourceId, force, started, token);
+            swapped = true;
+            return report;
+        }
+
+        /** Ends the load; one that did not swap takes its mark out of the journals, so it does not count as an add. */
+        @Override
+        public void close() {
+            try {
+                if (!swapped) {
+                    for (int shard = 0; shard < geometry.shards(); shard++) {
+                        store.listRemove(keys.journal(shard), token.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    }
+                }
+            }
+            catch (BitmapStoreException ex) {
+                log.debug("Filter '{}': could not take an abandoned load's mark out of the journal: {}", name,
+                        ex.getMessage());
+            }
+            finally {
+                loading.set(false);
+            }
+        }
+    }
+
+    private LoadReport loadBegun(Iterator<?> source, String sourceId, boolean force, long started, String token) {
         int shards = geometry.shards();
         String[] staging = new String[shards];
+        long[] lengths = new long[shards];
+        long[] populations = new long[shards];
         try {
             BitmapBuilder[] bitmaps = new BitmapBuilder[shards];
             for (int shard = 0; shard < shards; shard++) {
@@ -678,7 +764,10 @@ public final class RedisBloomFilter {
             for (int shard = 0; shard < shards; shard++) {
                 bitmaps[shard].markComplete();
                 staging[shard] = keys.newStaging(shard);
-                store.writeBitmap(staging[shard], bitmaps[shard].bytes(), STAGING_EXPIRY);
+                byte[] bitmap = bitmaps[shard].bytes();
+                lengths[shard] = bitmap.length;
+                populations[shard] = bitmaps[shard].bitCount() + 1; // and the marker
+                store.writeBitmap(staging[shard], bitmap, STAGING_EXPIRY);
                 bitmaps[shard] = null;
             }
             Duration duration = Duration.ofNanos(System.nanoTime() - started);
@@ -693,11 +782,18 @@ public final class RedisBloomFilter {
             }
             long replayed = 0;
             for (int shard = shards - 1; shard >= 0; shard--) {
-                long shardReplayed = store.swapIn(staging[shard], keys.live(shard), keys.journal(shard),
-                        keys.meta(shard), shard == 0 ? meta : Map.of());
-                if (shardReplayed < 0) {
-                    throw new BitmapStoreException("staging key of filter '" + name + "' shard " + shard
-                            + " vanished before the swap", null);
+                long shardReplayed = store.swapIn(new BitmapStore.Staging(staging[shard], lengths[shard],
+                        populations[shard], token), keys.live(shard), keys.journal(shard), keys.meta(shard),
+                        shard == 0 ? meta : Map.of());
+                if (shardReplayed == BitmapStore.STAGING_ALTERED) {
+                    throw new IncompleteLoadException("the staging bitmap of filter '" + name + "' shard " + shard
+                            + " is not the one uploaded: Redis lost it during the load; the live filter is kept");
+                }
+                if (shardReplayed == BitmapStore.JOURNAL_LOST) {
+                    throw new IncompleteLoadException("the adds journal of filter '" + name + "' shard " + shard
+                            + " lost this load's mark (Redis was flushed, evicted it or failed over, or more than"
+                            + " the journal capacity of adds arrived): adds made during the load may be missing;"
+                            + " the live filter is kept");
                 }
                 staging[shard] = null;
                 replayed += shardReplayed;
@@ -725,9 +821,6 @@ public final class RedisBloomFilter {
             }
             throw ex;
         }
-        finally {
-            loading.set(false);
-        }
     }
 
     /**
@@ -743,7 +836,8 @@ public final class RedisBloomFilter {
         }
         long live = Long.parseLong(recorded);
         for (int shard = 0; shard < geometry.shards(); shard++) {
-            live += store.listLength(keys.journal(shard));
+            // Less this load's mark; a mark that a crashed load left behind counts as an add.
+            live += Math.max(0, store.listLength(keys.journal(shard)) - 1);
         }
         if (count < live * (1.0 - maxShrink)) {
             throw new LoadRefusedException(name, count, live, maxShrink);

@@ -19,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
+import dev.bloomguard.core.IncompleteLoadException;
 import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.RedisBloomFilter;
@@ -44,6 +45,10 @@ public final class FilterWarmer implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(FilterWarmer.class);
     private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
     private static final Duration LAST_RETRY = Duration.ofMinutes(1);
+
+    /** Loads tried, under one hold of the lock, while Redis keeps losing part of them before the swap. */
+    private static final int INCOMPLETE_LOAD_ATTEMPTS = 3;
+    private static final Duration INCOMPLETE_LOAD_PAUSE = Duration.ofMillis(500);
 
     /**
      * One filter to keep warm.
@@ -360,7 +365,7 @@ public final class FilterWarmer implements SmartLifecycle {
         RedisBloomFilter filter = task.filter();
         log.info("Filter '{}': loading from SQL ({})", filter.name(), filter.geometry());
         try {
-            LoadReport report = task.source().loadInto(filter, force);
+            LoadReport report = loadComplete(task, force);
             filter.setBlockingSuspended(false);
             log.info("Filter '{}': loaded {} keys in {} ms ({} keys/s, {} journaled adds replayed)", filter.name(),
                     report.keys(), report.duration().toMillis(), Math.round(report.keysPerSecond()),
@@ -369,6 +374,28 @@ public final class FilterWarmer implements SmartLifecycle {
         }
         catch (RuntimeException ex) {
             throw new BloomGuardException("Filter '" + filter.name() + "': load failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * A load that Redis lost part of before its swap (a flush, an eviction, a failover) was not
+     * swapped in; a fresh query includes what was lost, so it runs again, a few times, pausing
+     * longer each time.
+     */
+    private static LoadReport loadComplete(Task task, boolean force) {
+        for (int attempt = 1;; attempt++) {
+            try {
+                return task.source().loadInto(task.filter(), force);
+            }
+            catch (IncompleteLoadException ex) {
+                if (attempt == INCOMPLETE_LOAD_ATTEMPTS) {
+                    throw ex;
+                }
+                Duration pause = INCOMPLETE_LOAD_PAUSE.multipliedBy(1L << (attempt - 1));
+                log.warn("Filter '{}': {}; loading again in {} ms", task.filter().name(), ex.getMessage(),
+                        pause.toMillis());
+                sleep(pause);
+            }
         }
     }
 
@@ -382,7 +409,7 @@ public final class FilterWarmer implements SmartLifecycle {
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            throw new BloomGuardException("interrupted while waiting for another instance's load", ex);
+            throw new BloomGuardException("interrupted while waiting to load", ex);
         }
     }
 

@@ -35,17 +35,20 @@ public final class SqlKeySource {
 
     /**
      * Runs the query and loads every key it returns into {@code filter}, swapping it in at the end;
+     * the load begins before the query runs, so that the swap can tell whether Redis kept every add
+     * made after the query's snapshot;
      * see {@link RedisBloomFilter#load(Iterator, String, boolean)} for {@code force}.
      */
     public LoadReport loadInto(RedisBloomFilter filter, boolean force) {
-        try (Connection connection = dataSource.getConnection()) {
+        try (Connection connection = dataSource.getConnection();
+                RedisBloomFilter.PendingLoad pending = filter.beginLoad()) {
             boolean autoCommit = connection.getAutoCommit();
             connection.setAutoCommit(false);
             try (Statement statement = connection.createStatement(ResultSet.TYPE_FORWARD_ONLY,
                     ResultSet.CONCUR_READ_ONLY)) {
                 statement.setFetchSize(fetchSize);
                 try (ResultSet rows = statement.executeQuery(sql)) {
-                    return filter.load(new ColumnIterator(rows, filter.name()), fingerprint(), force);
+                    return pending.load(new ColumnIterator(rows, filter.name()), fingerprint(), force);
                 }
             }
             finally {
