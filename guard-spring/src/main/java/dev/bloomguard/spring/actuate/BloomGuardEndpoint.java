@@ -12,7 +12,6 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
-import org.springframework.lang.Nullable;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterState;
@@ -80,13 +79,14 @@ public final class BloomGuardEndpoint {
      * in the background under the cross-instance load lock, and its result shows as the filter's
      * {@code lastLoad}. A rebuild (or warmup) already running in this instance is not started twice.
      * A load that reads far fewer keys than the live filter holds is refused (it shows as
-     * {@code lastFailure}) unless {@code force} is true.
+     * {@code lastFailure}); {@code FilterWarmer.rebuild(filter, true)} forces one. A parameter here
+     * would make the POST need a JSON body.
      *
      * @throws InvalidEndpointRequestException (HTTP 400) when there is no such filter or it has no
      *     warmup SQL to rebuild from
      */
     @WriteOperation
-    public RebuildDescriptor rebuild(@Selector String filter, @Nullable Boolean force) {
+    public RebuildDescriptor rebuild(@Selector String filter) {
         if (warmer == null) {
             throw new InvalidEndpointRequestException("No FilterWarmer in this application",
                     "This application has no FilterWarmer to rebuild filters with");
@@ -94,7 +94,7 @@ public final class BloomGuardEndpoint {
         boolean alreadyRunning = warmer.isWarming(filter);
         CompletableFuture<LoadReport> load;
         try {
-            load = warmer.rebuild(filter, Boolean.TRUE.equals(force));
+            load = warmer.rebuild(filter);
         }
         catch (IllegalArgumentException ex) {
             throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());

@@ -47,9 +47,9 @@ class BloomGuardEndpointAutoConfigurationTests {
             assertThat(endpoint.filter("nope")).isNull();
             assertThat(endpoint.filters().filters()).containsOnlyKeys("user", "never");
             assertThat(endpoint.filters().filters().get("never").state()).isEqualTo(FilterState.DEGRADED);
-            assertThatThrownBy(() -> endpoint.rebuild("never", null)).isInstanceOf(InvalidEndpointRequestException.class)
+            assertThatThrownBy(() -> endpoint.rebuild("never")).isInstanceOf(InvalidEndpointRequestException.class)
                     .hasMessageContaining("bloom-guard.filters.never.warmup.sql");
-            assertThatThrownBy(() -> endpoint.rebuild("nope", null)).isInstanceOf(InvalidEndpointRequestException.class)
+            assertThatThrownBy(() -> endpoint.rebuild("nope")).isInstanceOf(InvalidEndpointRequestException.class)
                     .hasMessageContaining("No filter named 'nope'");
         });
     }
