@@ -48,7 +48,8 @@ import dev.bloomguard.core.warmup.BitmapBuilder;
  * script that first replays the adds journal. Every add, on any instance, is pushed to that
  * journal before its bits are set, so a swap never drops a key added while the load ran, or
  * since the previous swap (which also covers a transaction that commits after the warmup
- * query's snapshot), up to the journal's capacity. The swap empties the journal: a key that exists only through
+ * query's snapshot). The swap checks that Redis kept the whole load (the staging key as uploaded,
+ * the journal since the load began) and changes nothing otherwise. The swap empties the journal: a key that exists only through
  * {@link #add} and not in the load's source survives the next load, not the one after.
  *
  * <p>The one thing easy to get wrong: {@link #mightContain} is {@code false} only for
@@ -914,6 +915,18 @@ public final class RedisBloomFilter {
     public Optional<Instant> liveSince() {
         String loadedAt = store.hashGetAll(keys.meta()).get("loadedAt");
         return loadedAt == null ? Optional.empty() : Optional.of(Instant.ofEpochMilli(Long.parseLong(loadedAt)));
+    }
+
+    /**
+     * When the load that produced the live bitmap began, before it read its source (by the
+     * loading instance's clock), if the metadata says.
+     */
+    public Optional<Instant> liveLoadStarted() {
+        Map<String, String> meta = store.hashGetAll(keys.meta());
+        String loadedAt = meta.get("loadedAt");
+        String duration = meta.get("durationMs");
+        return loadedAt == null || duration == null ? Optional.empty()
+                : Optional.of(Instant.ofEpochMilli(Long.parseLong(loadedAt) - Long.parseLong(duration)));
     }
 
     /**

@@ -43,6 +43,7 @@ import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
 import dev.bloomguard.spring.interceptor.BloomGuardInterceptor;
 import dev.bloomguard.spring.interceptor.BloomOperationSource;
 import dev.bloomguard.spring.metrics.GuardMetrics;
+import dev.bloomguard.spring.warmup.CatchUpQuery;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.spring.warmup.SqlKeySource;
 
@@ -62,6 +63,8 @@ import dev.bloomguard.spring.warmup.SqlKeySource;
 @EnableConfigurationProperties(BloomGuardProperties.class)
 @Import(BloomGuardAutoConfiguration.AutoProxyRegistrar.class)
 public class BloomGuardAutoConfiguration {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(BloomGuardAutoConfiguration.class);
 
     /** How often an instance waiting for another's load looks again. */
     private static final java.time.Duration WAIT_POLL = java.time.Duration.ofMillis(200);
@@ -114,14 +117,37 @@ public class BloomGuardAutoConfiguration {
         properties.getFilters().forEach((name, settings) -> {
             BloomGuardProperties.Warmup warmup = settings.getWarmup();
             SqlKeySource source = null;
+            CatchUpQuery catchUp = null;
             if (warmup.getSql() != null && !warmup.getSql().isBlank()) {
                 DataSource dataSource = dataSource(name, warmup.getDatasource(), primaryDataSource, beanFactory);
                 source = new SqlKeySource(dataSource, warmup.getSql(), warmup.getFetchSize());
+                catchUp = catchUp(name, warmup, dataSource);
+                if (catchUp == null && settings.getRebuild().getInterval().isZero()) {
+                    log.warn("Filter '{}' learns of new rows only through @BloomPut: rows written outside this"
+                            + " application (another service, a batch job, plain SQL) are blocked until a load that never"
+                            + " comes. Add every writer's @BloomPut, or set bloom-guard.filters.{}.warmup.catch-up-sql"
+                            + " (e.g. SELECT id FROM users WHERE created_at > :since) or"
+                            + " bloom-guard.filters.{}.rebuild.interval", name, name, name);
+                }
             }
             tasks.add(new FilterWarmer.Task(registry.filter(name), source, warmup.isOnStartup(), warmup.isBlocking(),
-                    settings.getRebuild().getInterval()));
+                    settings.getRebuild().getInterval(), catchUp));
         });
         return new FilterWarmer(tasks, properties.getLockTtl(), WAIT_POLL);
+    }
+
+    private static CatchUpQuery catchUp(String filter, BloomGuardProperties.Warmup warmup, DataSource dataSource) {
+        if (warmup.getCatchUpSql() == null || warmup.getCatchUpSql().isBlank()) {
+            return null;
+        }
+        try {
+            return CatchUpQuery.of(dataSource, warmup.getCatchUpSql(), warmup.getCatchUpOverlap(),
+                    warmup.getCatchUpInterval());
+        }
+        catch (IllegalArgumentException ex) {
+            throw new BloomGuardConfigurationException("bloom-guard.filters." + filter + ".warmup.catch-up-sql "
+                    + ex.getMessage() + ": name the time to read from, e.g. WHERE created_at > :since");
+        }
     }
 
     private static DataSource dataSource(String filter, String beanName, ObjectProvider<DataSource> primary,

@@ -53,6 +53,18 @@ final class FilterSettingsValidator {
                     throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey() + "." + ex.getMessage());
                 }
             }
+            String property = "bloom-guard.filters." + entry.getKey() + ".warmup.";
+            if (warmup.getCatchUpSql() != null && !warmup.getCatchUpSql().isBlank()) {
+                if (warmup.getSql() == null || warmup.getSql().isBlank()) {
+                    throw new BloomGuardConfigurationException(property + "catch-up-sql is set but " + property
+                            + "sql is not: the catch-up reads rows written since the last load; set both");
+                }
+                requirePositive(property + "catch-up-interval", warmup.getCatchUpInterval());
+                if (warmup.getCatchUpOverlap() == null || warmup.getCatchUpOverlap().isNegative()) {
+                    throw new BloomGuardConfigurationException(property + "catch-up-overlap ("
+                            + warmup.getCatchUpOverlap() + ") must not be negative");
+                }
+            }
             if (warmup.getFetchSize() < 1) {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
                         + ".warmup.fetch-size (" + warmup.getFetchSize() + ") must be at least 1");

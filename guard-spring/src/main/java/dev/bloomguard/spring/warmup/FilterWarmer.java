@@ -1,5 +1,6 @@
 package dev.bloomguard.spring.warmup;
 
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -57,9 +58,10 @@ public final class FilterWarmer implements SmartLifecycle {
      * @param onStartup warm when the application starts
      * @param blocking startup waits for the warmup
      * @param rebuildInterval rebuild when the live bitmap is older than this; zero: never
+     * @param catchUp adds rows written since the last load or catch-up, or null when there is none
      */
     public record Task(RedisBloomFilter filter, SqlKeySource source, boolean onStartup, boolean blocking,
-            Duration rebuildInterval) {
+            Duration rebuildInterval, CatchUpQuery catchUp) {
     }
 
     /**
@@ -78,6 +80,7 @@ public final class FilterWarmer implements SmartLifecycle {
     private final Map<String, Long> retryNotBefore = new ConcurrentHashMap<>();
     private final Map<String, Duration> retryDelay = new ConcurrentHashMap<>();
     private final Map<String, Failure> lastFailures = new ConcurrentHashMap<>();
+    private final Map<String, Timestamp> catchUpSince = new ConcurrentHashMap<>();
     private volatile ExecutorService loads;
     private volatile ScheduledExecutorService scheduler;
     private volatile boolean started;
@@ -126,6 +129,10 @@ public final class FilterWarmer implements SmartLifecycle {
             if (task.source() != null && !interval.isZero()) {
                 long period = Math.max(1000, Math.min(interval.toMillis() / 4, Duration.ofMinutes(1).toMillis()));
                 scheduler.scheduleWithFixedDelay(() -> rebuildIfDue(task), period, period, TimeUnit.MILLISECONDS);
+            }
+            if (task.source() != null && task.catchUp() != null) {
+                long period = task.catchUp().interval().toMillis();
+                scheduler.scheduleWithFixedDelay(() -> catchUp(task), period, period, TimeUnit.MILLISECONDS);
             }
         }
     }
@@ -265,9 +272,9 @@ public final class FilterWarmer implements SmartLifecycle {
         catch (RuntimeException ex) {
             log.debug("Filter '{}': could not read the live filter's source: {}", name, ex.getMessage());
         }
-        log.error("{}. If the table really shrank, raise bloom-guard.filters.{}.rebuild.max-shrink or force the"
-                + " rebuild (FilterWarmer.rebuild(\"{}\", true) or POST /actuator/bloomguard/{} with force=true);"
-                + " next try in {} s", refused.getMessage(), name, name, name, delay.toSeconds());
+        log.error("{}. If the table really shrank, force the rebuild with FilterWarmer.rebuild(\"{}\", true) or"
+                + " raise bloom-guard.filters.{}.rebuild.max-shrink; next try in {} s", refused.getMessage(), name, name,
+                delay.toSeconds());
     }
 
     private static LoadRefusedException refusal(Throwable failure) {
@@ -365,7 +372,11 @@ public final class FilterWarmer implements SmartLifecycle {
         RedisBloomFilter filter = task.filter();
         log.info("Filter '{}': loading from SQL ({})", filter.name(), filter.geometry());
         try {
+            Timestamp queryStart = task.catchUp() == null ? null : task.catchUp().databaseNow();
             LoadReport report = loadComplete(task, force);
+            if (queryStart != null) {
+                catchUpSince.merge(filter.name(), queryStart, FilterWarmer::later);
+            }
             filter.setBlockingSuspended(false);
             log.info("Filter '{}': loaded {} keys in {} ms ({} keys/s, {} journaled adds replayed)", filter.name(),
                     report.keys(), report.duration().toMillis(), Math.round(report.keysPerSecond()),
@@ -397,6 +408,35 @@ public final class FilterWarmer implements SmartLifecycle {
                 sleep(pause);
             }
         }
+    }
+
+    /**
+     * Adds the rows written since this instance's last load or catch-up began; an instance that
+     * has done neither starts from the live bitmap's load. Nothing live yet: the load to come
+     * reads every row.
+     */
+    private void catchUp(Task task) {
+        RedisBloomFilter filter = task.filter();
+        try {
+            Timestamp since = catchUpSince.get(filter.name());
+            if (since == null) {
+                Optional<Instant> liveLoad = filter.liveLoadStarted();
+                if (liveLoad.isEmpty()) {
+                    return;
+                }
+                since = Timestamp.from(liveLoad.get());
+            }
+            catchUpSince.merge(filter.name(), task.catchUp().addSince(filter, since), FilterWarmer::later);
+        }
+        catch (RuntimeException ex) {
+            log.warn("Filter '{}': catch-up failed ({}); rows written outside @BloomPut since the last one may be"
+                    + " blocked until the next in {} ms", filter.name(), ex.getMessage(),
+                    task.catchUp().interval().toMillis());
+        }
+    }
+
+    private static Timestamp later(Timestamp one, Timestamp other) {
+        return one.after(other) ? one : other;
     }
 
     private Duration age(Instant since) {

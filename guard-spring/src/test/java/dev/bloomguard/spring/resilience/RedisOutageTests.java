@@ -342,7 +342,7 @@ class RedisOutageTests {
     }
 
     /** Whether the guard rejects {@code id} right now. */
-    private static boolean rejects(GuardedApp.Directory directory, long id) {
+    static boolean rejects(GuardedApp.Directory directory, long id) {
         return rejects(() -> directory.find(id));
     }
 
