@@ -121,7 +121,7 @@ public class BloomGuardAutoConfiguration {
             if (warmup.getSql() != null && !warmup.getSql().isBlank()) {
                 DataSource dataSource = dataSource(name, warmup.getDatasource(), primaryDataSource, beanFactory);
                 source = new SqlKeySource(dataSource, warmup.getSql(), warmup.getFetchSize());
-                catchUp = catchUp(name, warmup, dataSource);
+                catchUp = catchUp(warmup, dataSource);
                 if (catchUp == null && settings.getRebuild().getInterval().isZero()) {
                     log.warn("Filter '{}' learns of new rows only through @BloomPut: rows written outside this"
                             + " application (another service, a batch job, plain SQL) are blocked until a load that never"
@@ -136,18 +136,13 @@ public class BloomGuardAutoConfiguration {
         return new FilterWarmer(tasks, properties.getLockTtl(), WAIT_POLL);
     }
 
-    private static CatchUpQuery catchUp(String filter, BloomGuardProperties.Warmup warmup, DataSource dataSource) {
+    /** The filter's catch-up query, or null; checked by {@link FilterSettingsValidator}. */
+    private static CatchUpQuery catchUp(BloomGuardProperties.Warmup warmup, DataSource dataSource) {
         if (warmup.getCatchUpSql() == null || warmup.getCatchUpSql().isBlank()) {
             return null;
         }
-        try {
-            return CatchUpQuery.of(dataSource, warmup.getCatchUpSql(), warmup.getCatchUpOverlap(),
-                    warmup.getCatchUpInterval());
-        }
-        catch (IllegalArgumentException ex) {
-            throw new BloomGuardConfigurationException("bloom-guard.filters." + filter + ".warmup.catch-up-sql "
-                    + ex.getMessage() + ": name the time to read from, e.g. WHERE created_at > :since");
-        }
+        return CatchUpQuery.of(dataSource, warmup.getCatchUpSql(), warmup.getCatchUpOverlap(),
+                warmup.getCatchUpInterval());
     }
 
     private static DataSource dataSource(String filter, String beanName, ObjectProvider<DataSource> primary,

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import dev.bloomguard.spring.BloomGuardConfigurationException;
+import dev.bloomguard.spring.warmup.CatchUpQuery;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterKeys;
@@ -58,6 +59,10 @@ final class FilterSettingsValidator {
                 if (warmup.getSql() == null || warmup.getSql().isBlank()) {
                     throw new BloomGuardConfigurationException(property + "catch-up-sql is set but " + property
                             + "sql is not: the catch-up reads rows written since the last load; set both");
+                }
+                if (!CatchUpQuery.namesSince(warmup.getCatchUpSql())) {
+                    throw new BloomGuardConfigurationException(property + "catch-up-sql has no :since parameter:"
+                            + " name the time to read from, e.g. WHERE created_at > :since");
                 }
                 requirePositive(property + "catch-up-interval", warmup.getCatchUpInterval());
                 if (warmup.getCatchUpOverlap() == null || warmup.getCatchUpOverlap().isNegative()) {

@@ -52,6 +52,11 @@ public final class CatchUpQuery {
         this.interval = interval;
     }
 
+    /** Whether {@code sql} has the {@code :since} parameter the catch-up binds. */
+    public static boolean namesSince(String sql) {
+        return SINCE.matcher(sql).find();
+    }
+
     /**
      * @param sql a query whose first column is the key, with {@code :since} where the time goes
      * @throws IllegalArgumentException when {@code sql} has no {@code :since}
