@@ -566,7 +566,7 @@ public final class BenchmarkSuite {
                 floor.add(time(() -> stream(dataSource, sql, id -> { })));
                 RedisBloomFilter filter = RedisBloomFilter.builder("warm-" + keys, FilterGeometry.of(keys, FPP), store).build();
                 ours.add(time(() -> {
-                    LoadReport loaded = new SqlKeySource(dataSource, sql, 10_000).loadInto(filter);
+                    LoadReport loaded = new SqlKeySource(dataSource, sql, 10_000).loadInto(filter, false);
                     if (loaded.keys() != keys) {
                         throw new IllegalStateException("loaded " + loaded.keys());
                     }
@@ -747,10 +747,10 @@ public final class BenchmarkSuite {
                 String sql = "SELECT id FROM bench_users WHERE id <= " + keys;
                 RedisBloomFilter big = RedisBloomFilter.builder("cluster-warm",
                         FilterGeometry.withShards(keys, FPP, 12), store).build();
-                double clusterWarmup = time(() -> new SqlKeySource(dataSource, sql, 10_000).loadInto(big));
+                double clusterWarmup = time(() -> new SqlKeySource(dataSource, sql, 10_000).loadInto(big, false));
                 RedisBloomFilter plainBig = RedisBloomFilter.builder("standalone-warm-again",
                         FilterGeometry.of(keys, FPP), standaloneStore).build();
-                double standaloneWarmup = time(() -> new SqlKeySource(dataSource, sql, 10_000).loadInto(plainBig));
+                double standaloneWarmup = time(() -> new SqlKeySource(dataSource, sql, 10_000).loadInto(plainBig, false));
                 report.append("## Redis Cluster\n\n")
                         .append("The same 1,000,000 keys in a filter of 6 shards on a real three-master cluster")
                         .append(" (loopback, started by the suite) against the one-key standalone filter; one thread.\n\n")

@@ -80,10 +80,10 @@ final class InMemoryBitmapStore implements BitmapStore {
     }
 
     @Override
-    public long swapIn(String staging, String live, String journalKey, String metaKey, Map<String, String> meta) {
-        byte[] bitmap = values.remove(staging);
+    public long swapIn(Staging staging, String live, String journalKey, String metaKey, Map<String, String> meta) {
+        byte[] bitmap = values.remove(staging.key());
         if (bitmap == null) {
-            return -1;
+            return STAGING_ALTERED;
         }
         values.put(live, bitmap);
         return 0;
@@ -98,6 +98,15 @@ final class InMemoryBitmapStore implements BitmapStore {
     public long length(String key) {
         byte[] bitmap = values.get(key);
         return bitmap == null ? 0 : bitmap.length;
+    }
+
+    @Override
+    public long listLength(String key) {
+        return 0;
+    }
+
+    @Override
+    public void listRemove(String key, byte[] value) {
     }
 
     @Override

@@ -49,7 +49,8 @@ import dev.bloomguard.core.warmup.BitmapBuilder;
  * script that first replays the adds journal. Every add, on any instance, is pushed to that
  * journal before its bits are set, so a swap never drops a key added while the load ran, or
  * since the previous swap (which also covers a transaction that commits after the warmup
- * query's snapshot), up to the journal's capacity. The swap empties the journal: a key that exists only through
+ * query's snapshot). The swap checks that Redis kept the whole load (the staging key as uploaded,
+ * the journal since the load began) and changes nothing otherwise. The swap empties the journal: a key that exists only through
  * {@link #add} and not in the load's source survives the next load, not the one after.
  *
  * <p>The one thing easy to get wrong: {@link #mightContain} is {@code false} only for
@@ -73,6 +74,12 @@ public final class RedisBloomFilter {
     /** Keys handed from the reading thread to the hashing thread at a time. */
     private static final int LOAD_BATCH = 4096;
 
+    /**
+     * Starts the journal entry a load leaves to find at its swap: 13 bytes, so never taken for an
+     * add's packed offsets, whose length is a multiple of 4.
+     */
+    private static final String LOAD_MARK = "load:";
+
     /** A staging key left by a crashed load disappears by itself after this. */
     private static final Duration STAGING_EXPIRY = Duration.ofHours(1);
 
@@ -84,6 +91,7 @@ public final class RedisBloomFilter {
     private final Duration checkTimeout;
     private final String instanceId;
     private final long journalCapacity;
+    private final double maxShrink;
     private final Consumer<RedisBloomFilter> notReadyListener;
     private final BitmapMirror mirror;
     private volatile AutoCloseable subscription;
@@ -101,6 +109,7 @@ public final class RedisBloomFilter {
         this.checkTimeout = builder.checkTimeout;
         this.instanceId = builder.instanceId;
         this.journalCapacity = builder.journalCapacity;
+        this.maxShrink = builder.maxShrink;
         this.notReadyListener = builder.notReadyListener;
         this.mirror = builder.mirror == null ? null
                 : new BitmapMirror(name, keys::live, geometry, store, builder.mirror, MIRROR_LOADER);
@@ -661,22 +670,118 @@ public final class RedisBloomFilter {
      * was built from the same source; see {@link #liveSourceId()}.
      */
     public LoadReport load(Iterator<?> source, String sourceId) {
+        return load(source, sourceId, false);
+    }
+
+    /**
+     * As {@link #load(Iterator, String)}; unless {@code force}, a load that read far fewer keys
+     * than the live filter holds (see {@link Builder#maxShrink}) is not swapped in.
+     *
+     * @throws LoadRefusedException when the load shrank the filter too much; the live filter is kept
+     */
+    public LoadReport load(Iterator<?> source, String sourceId, boolean force) {
+        try (PendingLoad pending = beginLoad()) {
+            return pending.load(source, sourceId, force);
+        }
+    }
+
+    /**
+     * Starts a load: call it before the source takes its snapshot (before the warmup query
+     * runs), then {@link PendingLoad#load} with the keys. From here on every add is journaled
+     * after a mark this load leaves in each shard's journal, and the swap goes ahead only if that
+     * mark is still there: if Redis lost the journal meanwhile (a flush, an eviction, a failover),
+     * adds made after the snapshot may be missing from the new bitmap, so it is not swapped in.
+     *
+     * @throws IllegalStateException when a load of this filter is already running in this process
+     */
+    public PendingLoad beginLoad() {
         if (!loading.compareAndSet(false, true)) {
             throw new IllegalStateException("filter '" + name + "' is already loading");
         }
-        long started = System.nanoTime();
+        try {
+            return new PendingLoad();
+        }
+        catch (RuntimeException ex) {
+            loading.set(false);
+            throw ex;
+        }
+    }
+
+    /** A load begun by {@link #beginLoad}; closing it ends the load, whether or not it swapped. */
+    public final class PendingLoad implements AutoCloseable {
+
+        private final long started = System.nanoTime();
+        private final String token = LOAD_MARK + UUID.randomUUID().toString().substring(0, 8);
+        private boolean used;
+        private boolean swapped;
+
+        private PendingLoad() {
+            List<BitmapStore.ShardAdds> marks = new ArrayList<>(geometry.shards());
+            byte[] mark = token.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            for (int shard = 0; shard < geometry.shards(); shard++) {
+                marks.add(new BitmapStore.ShardAdds(keys.journal(shard), List.of(mark), keys.live(shard), new long[0]));
+            }
+            // One more than the capacity: the mark takes no add's place.
+            store.journalAndSetBitsMany(marks, journalCapacity + 1);
+        }
+
+        /**
+         * Builds the bitmap from {@code source}, uploads it and swaps it in; see
+         * {@link RedisBloomFilter#load(Iterator, String, boolean)}. Once per pending load.
+         *
+         * @throws IncompleteLoadException when Redis lost part of the load before the swap; load again
+         */
+        public LoadReport load(Iterator<?> source, String sourceId, boolean force) {
+            if (used) {
+                throw new IllegalStateException("a pending load of filter '" + name + "' loads once");
+            }
+            used = true;
+            LoadReport report = loadBegun(source, sourceId, force, started, token);
+            swapped = true;
+            return report;
+        }
+
+        /** Ends the load; one that did not swap takes its mark out of the journals, so it does not count as an add. */
+        @Override
+        public void close() {
+            try {
+                if (!swapped) {
+                    for (int shard = 0; shard < geometry.shards(); shard++) {
+                        store.listRemove(keys.journal(shard), token.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    }
+                }
+            }
+            catch (BitmapStoreException ex) {
+                log.debug("Filter '{}': could not take an abandoned load's mark out of the journal: {}", name,
+                        ex.getMessage());
+            }
+            finally {
+                loading.set(false);
+            }
+        }
+    }
+
+    private LoadReport loadBegun(Iterator<?> source, String sourceId, boolean force, long started, String token) {
         int shards = geometry.shards();
         String[] staging = new String[shards];
+        long[] lengths = new long[shards];
+        long[] populations = new long[shards];
         try {
             BitmapBuilder[] bitmaps = new BitmapBuilder[shards];
             for (int shard = 0; shard < shards; shard++) {
                 bitmaps[shard] = BitmapBuilder.forGeometry(geometry);
             }
             long count = readInto(bitmaps, source);
+            if (!force) {
+                refuseShrink(count);
+            }
             for (int shard = 0; shard < shards; shard++) {
                 bitmaps[shard].markComplete();
                 staging[shard] = keys.newStaging(shard);
-                store.writeBitmap(staging[shard], bitmaps[shard].bytes(), STAGING_EXPIRY);
+                byte[] bitmap = bitmaps[shard].bytes();
+                lengths[shard] = bitmap.length;
+                populations[shard] = bitmaps[shard].bitCount() + 1; // and the marker
+                store.writeBitmap(staging[shard], bitmap, STAGING_EXPIRY);
                 bitmaps[shard] = null;
             }
             Duration duration = Duration.ofNanos(System.nanoTime() - started);
@@ -691,11 +796,18 @@ public final class RedisBloomFilter {
             }
             long replayed = 0;
             for (int shard = shards - 1; shard >= 0; shard--) {
-                long shardReplayed = store.swapIn(staging[shard], keys.live(shard), keys.journal(shard),
-                        keys.meta(shard), shard == 0 ? meta : Map.of());
-                if (shardReplayed < 0) {
-                    throw new BitmapStoreException("staging key of filter '" + name + "' shard " + shard
-                            + " vanished before the swap", null);
+                long shardReplayed = store.swapIn(new BitmapStore.Staging(staging[shard], lengths[shard],
+                        populations[shard], token), keys.live(shard), keys.journal(shard), keys.meta(shard),
+                        shard == 0 ? meta : Map.of());
+                if (shardReplayed == BitmapStore.STAGING_ALTERED) {
+                    throw new IncompleteLoadException("the staging bitmap of filter '" + name + "' shard " + shard
+                            + " is not the one uploaded: Redis lost it during the load; the live filter is kept");
+                }
+                if (shardReplayed == BitmapStore.JOURNAL_LOST) {
+                    throw new IncompleteLoadException("the adds journal of filter '" + name + "' shard " + shard
+                            + " lost this load's mark (Redis was flushed, evicted it or failed over, or more than"
+                            + " the journal capacity of adds arrived): adds made during the load may be missing;"
+                            + " the live filter is kept");
                 }
                 staging[shard] = null;
                 replayed += shardReplayed;
@@ -723,8 +835,26 @@ public final class RedisBloomFilter {
             }
             throw ex;
         }
-        finally {
-            loading.set(false);
+    }
+
+    /**
+     * Refuses a load of {@code count} keys that is more than {@code maxShrink} smaller than the
+     * live filter: its last load's keys plus the adds journaled since. Without a recorded live
+     * load (a first load, or Redis lost the metadata) there is nothing to compare with: an empty
+     * table is a real state for a new application, and adds fill the filter from there.
+     */
+    private void refuseShrink(long count) {
+        String recorded = store.hashGetAll(keys.meta()).get("keys");
+        if (recorded == null) {
+            return;
+        }
+        long live = Long.parseLong(recorded);
+        for (int shard = 0; shard < geometry.shards(); shard++) {
+            // Less this load's mark; a mark that a crashed load left behind counts as an add.
+            live += Math.max(0, store.listLength(keys.journal(shard)) - 1);
+        }
+        if (count < live * (1.0 - maxShrink)) {
+            throw new LoadRefusedException(name, count, live, maxShrink);
         }
     }
 
@@ -798,6 +928,18 @@ public final class RedisBloomFilter {
     public Optional<Instant> liveSince() {
         String loadedAt = store.hashGetAll(keys.meta()).get("loadedAt");
         return loadedAt == null ? Optional.empty() : Optional.of(Instant.ofEpochMilli(Long.parseLong(loadedAt)));
+    }
+
+    /**
+     * When the load that produced the live bitmap began, before it read its source (by the
+     * loading instance's clock), if the metadata says.
+     */
+    public Optional<Instant> liveLoadStarted() {
+        Map<String, String> meta = store.hashGetAll(keys.meta());
+        String loadedAt = meta.get("loadedAt");
+        String duration = meta.get("durationMs");
+        return loadedAt == null || duration == null ? Optional.empty()
+                : Optional.of(Instant.ofEpochMilli(Long.parseLong(loadedAt) - Long.parseLong(duration)));
     }
 
     /**
@@ -951,6 +1093,7 @@ public final class RedisBloomFilter {
         private Duration checkTimeout = Duration.ofMillis(50);
         private String instanceId = defaultInstanceId();
         private long journalCapacity = 1_000_000;
+        private double maxShrink = 0.5;
         private Consumer<RedisBloomFilter> notReadyListener;
         private MirrorSettings mirror;
         private KeyType keyType;
@@ -993,6 +1136,17 @@ public final class RedisBloomFilter {
         public Builder journalCapacity(long journalCapacity) {
             checkArgument(journalCapacity >= 1, "journal capacity (%s) must be at least 1", journalCapacity);
             this.journalCapacity = journalCapacity;
+            return this;
+        }
+
+        /**
+         * Largest fraction (default 0.5) by which a load may read fewer keys than the live filter
+         * holds and still be swapped in; a bigger drop is refused with a {@link LoadRefusedException}
+         * unless the load is forced. 1 accepts any load, 0 refuses any drop.
+         */
+        public Builder maxShrink(double maxShrink) {
+            checkArgument(maxShrink >= 0 && maxShrink <= 1, "max shrink (%s) must be in [0, 1]", maxShrink);
+            this.maxShrink = maxShrink;
             return this;
         }
 

@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -160,6 +161,95 @@ class RedisBloomFilterTest {
     }
 
     @Test
+    void aFirstLoadOfAnEmptyTableGoesLiveButALoadFarSmallerThanTheLiveFilterIsRefusedUnlessForced() {
+        RedisBloomFilter filter = filter(FilterGeometry.of(10_000, 0.01));
+        assertThat(filter.load(Stream.empty()).keys()).as("a new application's empty table").isZero();
+        assertThat(filter.isReady()).isTrue();
+
+        filter.load(LongStream.rangeClosed(1, 1_000).boxed());
+        filter.addAll(LongStream.rangeClosed(1_001, 1_200).boxed().toList());
+        assertThatThrownBy(() -> filter.load(LongStream.rangeClosed(1, 599).boxed().iterator(), "src", false))
+                .isInstanceOf(LoadRefusedException.class).hasMessageContaining("1200");
+        for (long id = 1; id <= 1_200; id++) {
+            assertThat(filter.check(id)).as("id %s after the refused load", id).isEqualTo(Membership.PRESENT);
+        }
+        assertThat(filter.checkAll(absentKeys(filter, 100))).containsOnly(Membership.ABSENT);
+
+        assertThat(filter.load(LongStream.rangeClosed(1, 600).boxed().iterator(), "src", false).keys())
+                .as("half the live filter is within the default max shrink").isEqualTo(600);
+        assertThat(filter.load(Stream.<Long>empty().iterator(), "src", true).keys()).as("forced").isZero();
+    }
+
+    /**
+     * Keys committed after the load's snapshot reach the new bitmap only through the journal; a
+     * flush while the load reads its source takes that journal away, so the swap must not happen.
+     */
+    @Test
+    void aLoadDuringWhichRedisLosesTheJournalIsNotSwappedInAndAReloadBlocksNothingReal() {
+        RedisBloomFilter filter = filter(FilterGeometry.of(10_000, 0.01));
+        filter.load(LongStream.rangeClosed(1, 1_000).boxed());
+        List<Long> committedAfterSnapshot = LongStream.rangeClosed(5_001, 5_100).boxed().toList();
+        Iterator<Long> snapshot = LongStream.rangeClosed(1, 2_000).boxed().peek(id -> {
+            if (id == 1_000) {
+                filter.addAll(committedAfterSnapshot);
+                flushAll();
+            }
+        }).iterator();
+
+        Throwable failure = catchThrowable(() -> filter.load(snapshot));
+
+        assertThat(filter.checkAll(committedAfterSnapshot)).as("added while the load ran, then Redis was flushed")
+                .doesNotContain(Membership.ABSENT);
+        assertThat(failure).isInstanceOf(IncompleteLoadException.class);
+        filter.load(LongStream.concat(LongStream.rangeClosed(1, 2_000), LongStream.rangeClosed(5_001, 5_100)).boxed());
+        assertThat(filter.checkAll(committedAfterSnapshot)).containsOnly(Membership.PRESENT);
+        assertThat(filter.checkAll(absentKeys(filter, 100))).containsOnly(Membership.ABSENT);
+    }
+
+    /**
+     * A staging key that vanishes between two upload chunks is recreated, zero-filled up to the
+     * offset, by the next chunk: what the store below does on its own is exactly that, with real
+     * Redis commands. The swap must notice and keep the live filter.
+     */
+    @Test
+    void aStagingKeyRecreatedZeroFilledByALaterChunkIsNotSwappedIn() {
+        BitmapStore losesFirstChunk = (BitmapStore) java.lang.reflect.Proxy.newProxyInstance(
+                BitmapStore.class.getClassLoader(), new Class<?>[] { BitmapStore.class }, (proxy, method, args) -> {
+                    if (method.getName().equals("writeBitmap")) {
+                        byte[] bitmap = (byte[]) args[1];
+                        int half = bitmap.length / 2;
+                        try (RedisConnection connection = connectionFactory.getConnection()) {
+                            byte[] key = ((String) args[0]).getBytes(UTF_8);
+                            connection.stringCommands().set(key, Arrays.copyOf(bitmap, half));
+                            connection.keyCommands().del(key);
+                            connection.stringCommands().setRange(key, Arrays.copyOfRange(bitmap, half, bitmap.length),
+                                    half);
+                        }
+                        return null;
+                    }
+                    try {
+                        return method.invoke(store, args);
+                    }
+                    catch (java.lang.reflect.InvocationTargetException ex) {
+                        throw ex.getCause();
+                    }
+                });
+        RedisBloomFilter filter = filter(FilterGeometry.of(10_000, 0.01));
+        filter.load(LongStream.rangeClosed(1, 1_000).boxed());
+        RedisBloomFilter lossy = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01), losesFirstChunk)
+                .checkTimeout(GENEROUS_CHECK_TIMEOUT).build();
+
+        Throwable failure = catchThrowable(() -> lossy.load(LongStream.rangeClosed(1, 2_000).boxed()));
+
+        assertThat(filter.checkAll(LongStream.rangeClosed(1, 1_000).boxed().toList())).as("keys of the live filter")
+                .containsOnly(Membership.PRESENT);
+        assertThat(failure).isInstanceOf(IncompleteLoadException.class);
+        filter.load(LongStream.rangeClosed(1, 2_000).boxed());
+        assertThat(filter.checkAll(LongStream.rangeClosed(1, 2_000).boxed().toList())).containsOnly(Membership.PRESENT);
+        assertThat(filter.checkAll(absentKeys(filter, 100))).containsOnly(Membership.ABSENT);
+    }
+
+    @Test
     void answersNotReadyNeverAbsentBeforeTheFirstLoad() {
         RedisBloomFilter filter = filter(FilterGeometry.of(1_000, 0.01));
 
@@ -243,7 +333,7 @@ class RedisBloomFilterTest {
     @Test
     void keepsTheNewestAddsUpToTheJournalCapacity() {
         RedisBloomFilter filter = RedisBloomFilter.builder(filterName, FilterGeometry.of(1_000, 0.01), store)
-                .checkTimeout(GENEROUS_CHECK_TIMEOUT).journalCapacity(3).build();
+                .checkTimeout(GENEROUS_CHECK_TIMEOUT).journalCapacity(3).maxShrink(1).build();
         filter.load(Stream.of(1L));
         List<Object> added = absentKeys(filter, 5);
         added.forEach(filter::add);

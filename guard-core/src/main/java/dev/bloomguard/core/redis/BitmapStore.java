@@ -118,13 +118,32 @@ public interface BitmapStore {
      */
     void writeBitmap(String key, byte[] bitmap, Duration expiry);
 
+    /** {@link #swapIn}'s answer when the staging key is missing or is not the bitmap uploaded. */
+    long STAGING_ALTERED = -1;
+
+    /** {@link #swapIn}'s answer when the journal no longer holds the load's mark: adds may be lost. */
+    long JOURNAL_LOST = -2;
+
     /**
-     * Atomically (one script): replays every journal entry onto {@code staging}, removes its
-     * expiry, renames it over {@code live}, empties the journal and records {@code meta}.
+     * An uploaded bitmap as the swap must find it.
      *
-     * @return journal entries replayed, or -1 when {@code staging} no longer exists
+     * @param key the staging key
+     * @param length its length in bytes
+     * @param population its set bits
+     * @param journalMark the entry the load pushed onto the journal before reading its source
      */
-    long swapIn(String staging, String live, String journalKey, String metaKey, Map<String, String> meta);
+    record Staging(String key, long length, long population, String journalMark) {
+    }
+
+    /**
+     * Atomically (one script), and only if {@code staging} still has its length and population
+     * and the journal still holds its mark: replays every add in the journal onto the staging key,
+     * removes its expiry, renames it over {@code live}, empties the journal and records {@code meta}.
+     * Otherwise changes nothing.
+     *
+     * @return adds replayed, or {@link #STAGING_ALTERED} or {@link #JOURNAL_LOST}
+     */
+    long swapIn(Staging staging, String live, String journalKey, String metaKey, Map<String, String> meta);
 
     /** {@code BITCOUNT} of the whole value; 0 when it does not exist. */
     long bitCount(String key);
@@ -133,6 +152,12 @@ public interface BitmapStore {
     long length(String key);
 
     void delete(String key);
+
+    /** {@code LLEN key}: 0 when it does not exist. */
+    long listLength(String key);
+
+    /** {@code LREM key 1 value}: removes the first element equal to {@code value}, if any. */
+    void listRemove(String key, byte[] value);
 
     /** {@code SET key value NX PX ttl}: true when the key was free and is now {@code value}. */
     boolean setIfAbsent(String key, String value, Duration ttl);

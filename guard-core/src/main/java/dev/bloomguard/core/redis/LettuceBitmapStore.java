@@ -57,24 +57,37 @@ public final class LettuceBitmapStore implements BitmapStore {
     private static final byte[] U1 = "u1".getBytes(StandardCharsets.US_ASCII);
 
     /**
-     * KEYS: staging, live, journal, meta. ARGV: meta field/value pairs. Entries of the journal
-     * are packed 4-byte big-endian bit offsets. Returns the entries replayed, -1 without staging.
+     * KEYS: staging, live, journal, meta. ARGV: the staging key's expected length and population,
+     * the load's journal mark, then meta field/value pairs. An add's journal entry is its packed
+     * 4-byte big-endian bit offsets; a load's mark has a length that is not a multiple of 4.
+     * Returns the adds replayed; -1 when staging is not what was uploaded (a flush or eviction
+     * took it, and a later chunk recreated it zero-filled), -2 when the journal lost the mark.
      */
     private static final String SWAP_SCRIPT = """
-            if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+            if redis.call('STRLEN', KEYS[1]) ~= tonumber(ARGV[1])
+                or redis.call('BITCOUNT', KEYS[1]) ~= tonumber(ARGV[2]) then return -1 end
             local entries = redis.call('LRANGE', KEYS[3], 0, -1)
+            local marked = false
+            for i = 1, #entries do
+              if entries[i] == ARGV[3] then marked = true end
+            end
+            if not marked then return -2 end
+            local replayed = 0
             for i = 1, #entries do
               local entry = entries[i]
-              for j = 1, #entry, 4 do
-                local b1, b2, b3, b4 = string.byte(entry, j, j + 3)
-                redis.call('SETBIT', KEYS[1], ((b1 * 256 + b2) * 256 + b3) * 256 + b4, 1)
+              if #entry % 4 == 0 then
+                replayed = replayed + 1
+                for j = 1, #entry, 4 do
+                  local b1, b2, b3, b4 = string.byte(entry, j, j + 3)
+                  redis.call('SETBIT', KEYS[1], ((b1 * 256 + b2) * 256 + b3) * 256 + b4, 1)
+                end
               end
             end
             redis.call('PERSIST', KEYS[1])
             redis.call('RENAME', KEYS[1], KEYS[2])
             redis.call('DEL', KEYS[3], KEYS[4])
-            if #ARGV > 0 then redis.call('HSET', KEYS[4], unpack(ARGV)) end
-            return #entries
+            if #ARGV > 3 then redis.call('HSET', KEYS[4], unpack(ARGV, 4)) end
+            return replayed
             """;
 
     private static final String EXPIRE_IF_EQUALS = """
@@ -285,14 +298,17 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
-    public long swapIn(String staging, String live, String journalKey, String metaKey, Map<String, String> meta) {
-        byte[][] keys = { bytes(staging), bytes(live), bytes(journalKey), bytes(metaKey) };
-        byte[][] arguments = meta.entrySet().stream()
-                .flatMap(entry -> java.util.stream.Stream.of(bytes(entry.getKey()), bytes(entry.getValue())))
+    public long swapIn(Staging staging, String live, String journalKey, String metaKey, Map<String, String> meta) {
+        byte[][] keys = { bytes(staging.key()), bytes(live), bytes(journalKey), bytes(metaKey) };
+        byte[][] arguments = java.util.stream.Stream.concat(
+                java.util.stream.Stream.of(bytes(Long.toString(staging.length())),
+                        bytes(Long.toString(staging.population())), bytes(staging.journalMark())),
+                meta.entrySet().stream()
+                        .flatMap(entry -> java.util.stream.Stream.of(bytes(entry.getKey()), bytes(entry.getValue()))))
                 .toArray(byte[][]::new);
         Long replayed = call("EVAL swap", operationTimeout,
                 commands -> List.of(commands.<Long>eval(SWAP_SCRIPT, ScriptOutputType.INTEGER, keys, arguments)));
-        return replayed == null ? -1 : replayed;
+        return replayed == null ? STAGING_ALTERED : replayed;
     }
 
     @Override
@@ -305,6 +321,17 @@ public final class LettuceBitmapStore implements BitmapStore {
     public long length(String key) {
         Long length = call("STRLEN", operationTimeout, commands -> List.of(commands.strlen(bytes(key))));
         return length == null ? 0 : length;
+    }
+
+    @Override
+    public long listLength(String key) {
+        Long length = call("LLEN", operationTimeout, commands -> List.of(commands.llen(bytes(key))));
+        return length == null ? 0 : length;
+    }
+
+    @Override
+    public void listRemove(String key, byte[] value) {
+        call("LREM", operationTimeout, commands -> List.of(commands.lrem(bytes(key), 1, value)));
     }
 
     @Override

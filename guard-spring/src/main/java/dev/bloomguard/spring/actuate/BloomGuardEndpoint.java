@@ -78,6 +78,9 @@ public final class BloomGuardEndpoint {
      * Starts a rebuild of {@code filter} from its warmup SQL and returns at once; the load runs
      * in the background under the cross-instance load lock, and its result shows as the filter's
      * {@code lastLoad}. A rebuild (or warmup) already running in this instance is not started twice.
+     * A load that reads far fewer keys than the live filter holds is refused (it shows as
+     * {@code lastFailure}); {@code FilterWarmer.rebuild(filter, true)} forces one. A parameter here
+     * would make the POST need a JSON body.
      *
      * @throws InvalidEndpointRequestException (HTTP 400) when there is no such filter or it has no
      *     warmup SQL to rebuild from
@@ -112,7 +115,8 @@ public final class BloomGuardEndpoint {
                 status.liveSince().orElse(null), status.liveKeys() >= 0 ? status.liveKeys() : null,
                 status.loadedBy().orElse(null), status.lockHolder().orElse(null), snapshot.readAt(),
                 filter.instanceId(), filter.lastLoad().map(LoadDescriptor::of).orElse(null),
-                warmer != null && warmer.isWarming(filter.name()), statuses.circuitState().orElse(null),
+                warmer != null && warmer.isWarming(filter.name()),
+                warmer == null ? null : warmer.lastFailure(filter.name()).orElse(null), statuses.circuitState().orElse(null),
                 filter.mirrorStats().orElse(null));
     }
 
@@ -137,13 +141,14 @@ public final class BloomGuardEndpoint {
      * @param instance this instance's name in load locks and {@code loadedBy}
      * @param lastLoad the last load this instance completed
      * @param warming whether this instance is loading the filter now
+     * @param lastFailure why this instance's last load failed or was refused, until one succeeds
      * @param circuit the circuit breaker in front of Redis: CLOSED, OPEN or HALF_OPEN
      * @param mirror the local mirror's pages, memory and lookups, when the filter has one
      */
     public record FilterDescriptor(String name, FilterState state, GeometryDescriptor geometry, String key,
             Long bitCount, Double fillRatio, Double estimatedFpp, Long approximateCount, Instant liveSince,
             Long liveKeys, String loadedBy, String lockHolder, Instant statusReadAt, String instance,
-            LoadDescriptor lastLoad, boolean warming, CircuitBreaker.State circuit,
+            LoadDescriptor lastLoad, boolean warming, FilterWarmer.Failure lastFailure, CircuitBreaker.State circuit,
             dev.bloomguard.core.mirror.MirrorStats mirror) implements OperationResponseBody {
     }
 

@@ -49,6 +49,7 @@ import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
 import dev.bloomguard.spring.interceptor.BloomGuardInterceptor;
 import dev.bloomguard.spring.interceptor.BloomOperationSource;
 import dev.bloomguard.spring.metrics.GuardMetrics;
+import dev.bloomguard.spring.warmup.CatchUpQuery;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.spring.warmup.KeyColumn;
 import dev.bloomguard.spring.warmup.SqlKeySource;
@@ -106,6 +107,7 @@ public class BloomGuardAutoConfiguration {
                     .keyPrefix(keyPrefix)
                     .checkTimeout(properties.getRedisTimeout())
                     .instanceId(instanceId)
+                    .maxShrink(settings.getRebuild().getMaxShrink())
                     .onNotReady(filter -> warmer.ifAvailable(available -> available.onNotReady(filter)))
                     .keyType(keyType(name, settings, primaryDataSource, beanFactory));
             if (settings.getLocalMirror().isEnabled()) {
@@ -125,12 +127,21 @@ public class BloomGuardAutoConfiguration {
         properties.getFilters().forEach((name, settings) -> {
             BloomGuardProperties.Warmup warmup = settings.getWarmup();
             SqlKeySource source = null;
+            CatchUpQuery catchUp = null;
             if (warmup.getSql() != null && !warmup.getSql().isBlank()) {
                 DataSource dataSource = dataSource(name, warmup.getDatasource(), primaryDataSource, beanFactory);
                 source = new SqlKeySource(dataSource, warmup.getSql(), warmup.getFetchSize(), warmup.getKeyColumn());
+                catchUp = catchUp(warmup, dataSource);
+                if (catchUp == null && settings.getRebuild().getInterval().isZero()) {
+                    log.warn("Filter '{}' learns of new rows only through @BloomPut: rows written outside this"
+                            + " application (another service, a batch job, plain SQL) are blocked until a load that never"
+                            + " comes. Add every writer's @BloomPut, or set bloom-guard.filters.{}.warmup.catch-up-sql"
+                            + " (e.g. SELECT id FROM users WHERE created_at > :since) or"
+                            + " bloom-guard.filters.{}.rebuild.interval", name, name, name);
+                }
             }
             tasks.add(new FilterWarmer.Task(registry.filter(name), source, warmup.isOnStartup(), warmup.isBlocking(),
-                    settings.getRebuild().getInterval()));
+                    settings.getRebuild().getInterval(), catchUp));
         });
         return new FilterWarmer(tasks, properties.getLockTtl(), WAIT_POLL);
     }
@@ -177,6 +188,15 @@ public class BloomGuardAutoConfiguration {
             return settings.getKeyType();
         }
         return column.keyType(settings.getKeyType(), name);
+    }
+
+    /** The filter's catch-up query, or null; checked by {@link FilterSettingsValidator}. */
+    private static CatchUpQuery catchUp(BloomGuardProperties.Warmup warmup, DataSource dataSource) {
+        if (warmup.getCatchUpSql() == null || warmup.getCatchUpSql().isBlank()) {
+            return null;
+        }
+        return CatchUpQuery.of(dataSource, warmup.getCatchUpSql(), warmup.getCatchUpOverlap(),
+                warmup.getCatchUpInterval());
     }
 
     private static DataSource dataSource(String filter, String beanName, ObjectProvider<DataSource> primary,

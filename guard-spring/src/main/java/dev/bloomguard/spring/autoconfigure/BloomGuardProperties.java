@@ -368,12 +368,28 @@ public class BloomGuardProperties {
         /** Rebuild when the live filter is older than this, e.g. 6h; 0: never. Keys added meanwhile are kept. */
         private Duration interval = Duration.ZERO;
 
+        /**
+         * Largest fraction, in [0, 1], by which a load may read fewer keys than the live filter
+         * holds (its last load plus the adds since). A bigger drop (an empty replica, a wrong
+         * schema) is refused and logged at ERROR, the old filter stays live and the load is tried
+         * again at the next rebuild; force it with FilterWarmer.rebuild(filter, true). 1 accepts any load.
+         */
+        private double maxShrink = 0.5;
+
         public Duration getInterval() {
             return interval;
         }
 
         public void setInterval(Duration interval) {
             this.interval = interval;
+        }
+
+        public double getMaxShrink() {
+            return maxShrink;
+        }
+
+        public void setMaxShrink(double maxShrink) {
+            this.maxShrink = maxShrink;
         }
     }
 
@@ -397,6 +413,47 @@ public class BloomGuardProperties {
 
         /** Whether startup waits until the filter is warm; if false, checks are bypassed until it is. */
         private boolean blocking = false;
+
+        /**
+         * Query for keys of rows written since :since (the database's time when the previous load
+         * or catch-up started, less catch-up-overlap), run every catch-up-interval, e.g.
+         * SELECT id FROM users WHERE created_at > :since. For rows that other services, batch jobs
+         * or plain SQL insert, which never pass through @BloomPut; empty: none.
+         */
+        private String catchUpSql = "";
+
+        /** How often catch-up-sql runs. */
+        private Duration catchUpInterval = Duration.ofMinutes(1);
+
+        /**
+         * How far before the previous run's start catch-up-sql looks again: longer than the longest
+         * transaction that writes these rows, whose timestamp is taken before it commits.
+         */
+        private Duration catchUpOverlap = Duration.ofMinutes(1);
+
+        public String getCatchUpSql() {
+            return catchUpSql;
+        }
+
+        public void setCatchUpSql(String catchUpSql) {
+            this.catchUpSql = catchUpSql;
+        }
+
+        public Duration getCatchUpInterval() {
+            return catchUpInterval;
+        }
+
+        public void setCatchUpInterval(Duration catchUpInterval) {
+            this.catchUpInterval = catchUpInterval;
+        }
+
+        public Duration getCatchUpOverlap() {
+            return catchUpOverlap;
+        }
+
+        public void setCatchUpOverlap(Duration catchUpOverlap) {
+            this.catchUpOverlap = catchUpOverlap;
+        }
 
         public String getSql() {
             return sql;

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import dev.bloomguard.spring.BloomGuardConfigurationException;
+import dev.bloomguard.spring.warmup.CatchUpQuery;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterKeys;
@@ -39,6 +40,11 @@ final class FilterSettingsValidator {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
                         + ".rebuild.interval (" + interval + ") must not be negative");
             }
+            double maxShrink = entry.getValue().getRebuild().getMaxShrink();
+            if (!(maxShrink >= 0 && maxShrink <= 1)) {
+                throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
+                        + ".rebuild.max-shrink (" + maxShrink + ") must be in [0, 1]; 1 accepts any load");
+            }
             BloomGuardProperties.LocalMirror mirror = entry.getValue().getLocalMirror();
             if (mirror.isEnabled()) {
                 try {
@@ -53,6 +59,22 @@ final class FilterSettingsValidator {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
                         + ".warmup.key-column (" + warmup.getKeyColumn() + ") is set but there is no "
                         + "bloom-guard.filters." + entry.getKey() + ".warmup.sql to choose it from");
+            }
+            String property = "bloom-guard.filters." + entry.getKey() + ".warmup.";
+            if (warmup.getCatchUpSql() != null && !warmup.getCatchUpSql().isBlank()) {
+                if (warmup.getSql() == null || warmup.getSql().isBlank()) {
+                    throw new BloomGuardConfigurationException(property + "catch-up-sql is set but " + property
+                            + "sql is not: the catch-up reads rows written since the last load; set both");
+                }
+                if (!CatchUpQuery.namesSince(warmup.getCatchUpSql())) {
+                    throw new BloomGuardConfigurationException(property + "catch-up-sql has no :since parameter:"
+                            + " name the time to read from, e.g. WHERE created_at > :since");
+                }
+                requirePositive(property + "catch-up-interval", warmup.getCatchUpInterval());
+                if (warmup.getCatchUpOverlap() == null || warmup.getCatchUpOverlap().isNegative()) {
+                    throw new BloomGuardConfigurationException(property + "catch-up-overlap ("
+                            + warmup.getCatchUpOverlap() + ") must not be negative");
+                }
             }
             if (warmup.getFetchSize() < 1) {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()

@@ -1,5 +1,6 @@
 package dev.bloomguard.spring.warmup;
 
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -19,6 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
+import dev.bloomguard.core.IncompleteLoadException;
+import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.spring.BloomGuardException;
@@ -44,6 +47,10 @@ public final class FilterWarmer implements SmartLifecycle {
     private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
     private static final Duration LAST_RETRY = Duration.ofMinutes(1);
 
+    /** Loads tried, under one hold of the lock, while Redis keeps losing part of them before the swap. */
+    private static final int INCOMPLETE_LOAD_ATTEMPTS = 3;
+    private static final Duration INCOMPLETE_LOAD_PAUSE = Duration.ofMillis(500);
+
     /**
      * One filter to keep warm.
      *
@@ -51,9 +58,19 @@ public final class FilterWarmer implements SmartLifecycle {
      * @param onStartup warm when the application starts
      * @param blocking startup waits for the warmup
      * @param rebuildInterval rebuild when the live bitmap is older than this; zero: never
+     * @param catchUp adds rows written since the last load or catch-up, or null when there is none
      */
     public record Task(RedisBloomFilter filter, SqlKeySource source, boolean onStartup, boolean blocking,
-            Duration rebuildInterval) {
+            Duration rebuildInterval, CatchUpQuery catchUp) {
+    }
+
+    /**
+     * Why the last load of a filter in this instance failed, until one succeeds.
+     *
+     * @param reason what went wrong; never a key value
+     * @param at when
+     */
+    public record Failure(String reason, Instant at) {
     }
 
     private final Map<String, Task> tasks = new LinkedHashMap<>();
@@ -62,6 +79,8 @@ public final class FilterWarmer implements SmartLifecycle {
     private final Map<String, CompletableFuture<LoadReport>> running = new ConcurrentHashMap<>();
     private final Map<String, Long> retryNotBefore = new ConcurrentHashMap<>();
     private final Map<String, Duration> retryDelay = new ConcurrentHashMap<>();
+    private final Map<String, Failure> lastFailures = new ConcurrentHashMap<>();
+    private final Map<String, Timestamp> catchUpSince = new ConcurrentHashMap<>();
     private volatile ExecutorService loads;
     private volatile ScheduledExecutorService scheduler;
     private volatile boolean started;
@@ -90,7 +109,16 @@ public final class FilterWarmer implements SmartLifecycle {
         }
         for (Task task : tasks.values()) {
             if (task.source() != null && task.onStartup() && task.blocking()) {
-                ensureWarm(task);
+                try {
+                    ensureWarm(task);
+                }
+                catch (BloomGuardException ex) {
+                    LoadRefusedException refused = refusal(ex);
+                    if (refused == null) {
+                        throw ex;
+                    }
+                    refused(task, refused, task.rebuildInterval().isZero() ? FIRST_RETRY : task.rebuildInterval());
+                }
             }
         }
         for (Task task : tasks.values()) {
@@ -102,16 +130,29 @@ public final class FilterWarmer implements SmartLifecycle {
                 long period = Math.max(1000, Math.min(interval.toMillis() / 4, Duration.ofMinutes(1).toMillis()));
                 scheduler.scheduleWithFixedDelay(() -> rebuildIfDue(task), period, period, TimeUnit.MILLISECONDS);
             }
+            if (task.source() != null && task.catchUp() != null) {
+                long period = task.catchUp().interval().toMillis();
+                scheduler.scheduleWithFixedDelay(() -> catchUp(task), period, period, TimeUnit.MILLISECONDS);
+            }
         }
     }
 
     /**
      * Rebuilds {@code filter} from its SQL now, under the load lock (waiting for another
-     * instance's load to finish first). Keys added meanwhile are kept.
+     * instance's load to finish first). Keys added meanwhile are kept. A load that reads far
+     * fewer keys than the live filter holds is refused; see {@link #rebuild(String, boolean)}.
      *
      * @throws IllegalArgumentException when the filter is unknown or has no warmup SQL
      */
     public CompletableFuture<LoadReport> rebuild(String filter) {
+        return rebuild(filter, false);
+    }
+
+    /**
+     * As {@link #rebuild(String)}; {@code force} swaps the load in however much smaller than the
+     * live filter it is (beyond {@code rebuild.max-shrink}), for a table that really did shrink.
+     */
+    public CompletableFuture<LoadReport> rebuild(String filter, boolean force) {
         Task task = tasks.get(filter);
         if (task == null) {
             throw new IllegalArgumentException("No filter named '" + filter + "'; configured: " + tasks.keySet());
@@ -120,7 +161,12 @@ public final class FilterWarmer implements SmartLifecycle {
             throw new IllegalArgumentException("Filter '" + filter + "' has no bloom-guard.filters." + filter
                     + ".warmup.sql to rebuild from");
         }
-        return submit(task, () -> load(task));
+        return submit(task, () -> load(task, force));
+    }
+
+    /** Why the last load of {@code filter} in this instance failed, if it did and none has succeeded since. */
+    public Optional<Failure> lastFailure(String filter) {
+        return Optional.ofNullable(lastFailures.get(filter));
     }
 
     /**
@@ -146,7 +192,7 @@ public final class FilterWarmer implements SmartLifecycle {
             log.warn("Filter '{}' is missing or incomplete in Redis; checks are bypassed until it is warm again",
                     filter.name());
         }
-        submit(task, () -> load(task));
+        submit(task, () -> load(task, false));
     }
 
     /** The filters this warmer keeps warm, by name. */
@@ -177,6 +223,7 @@ public final class FilterWarmer implements SmartLifecycle {
                 LoadReport report = work.get();
                 retryNotBefore.remove(name);
                 retryDelay.remove(name);
+                lastFailures.remove(name);
                 running.remove(name, fresh);
                 fresh.complete(report);
             }
@@ -184,9 +231,16 @@ public final class FilterWarmer implements SmartLifecycle {
                 Duration delay = retryDelay.merge(name, FIRST_RETRY,
                         (previous, first) -> previous.multipliedBy(2).compareTo(LAST_RETRY) > 0 ? LAST_RETRY
                                 : previous.multipliedBy(2));
-                retryNotBefore.put(name, System.nanoTime() + delay.toNanos());
-                log.error("Filter '{}': load failed ({}); checks stay bypassed, next try in {} s", name,
-                        ex.getMessage(), delay.toSeconds());
+                LoadRefusedException refused = refusal(ex);
+                if (refused != null) {
+                    refused(task, refused, task.rebuildInterval().isZero() ? delay : task.rebuildInterval());
+                }
+                else {
+                    retryNotBefore.put(name, System.nanoTime() + delay.toNanos());
+                    lastFailures.put(name, new Failure(ex.getMessage(), Instant.now()));
+                    log.error("Filter '{}': load failed ({}); checks stay bypassed, next try in {} s", name,
+                            ex.getMessage(), delay.toSeconds());
+                }
                 running.remove(name, fresh);
                 fresh.completeExceptionally(ex);
                 scheduleRetry(task, delay);
@@ -202,12 +256,42 @@ public final class FilterWarmer implements SmartLifecycle {
         return fresh;
     }
 
+    /**
+     * A load too small to trust was not swapped in: the live filter stays, and blocks again if it
+     * came from this task's own query. The next try waits for {@code delay} (the next rebuild).
+     */
+    private void refused(Task task, LoadRefusedException refused, Duration delay) {
+        String name = task.filter().name();
+        retryNotBefore.put(name, System.nanoTime() + delay.toNanos());
+        lastFailures.put(name, new Failure(refused.getMessage(), Instant.now()));
+        try {
+            if (task.filter().isReady() && isFromOwnQuery(task)) {
+                task.filter().setBlockingSuspended(false);
+            }
+        }
+        catch (RuntimeException ex) {
+            log.debug("Filter '{}': could not read the live filter's source: {}", name, ex.getMessage());
+        }
+        log.error("{}. If the table really shrank, force the rebuild with FilterWarmer.rebuild(\"{}\", true) or"
+                + " raise bloom-guard.filters.{}.rebuild.max-shrink; next try in {} s", refused.getMessage(), name, name,
+                delay.toSeconds());
+    }
+
+    private static LoadRefusedException refusal(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof LoadRefusedException refused) {
+                return refused;
+            }
+        }
+        return null;
+    }
+
     private void scheduleRetry(Task task, Duration delay) {
         ScheduledExecutorService current = scheduler;
         if (current != null && !current.isShutdown()) {
             current.schedule(() -> {
                 if (!task.filter().isReady() || task.filter().isBlockingSuspended()) {
-                    submit(task, () -> load(task));
+                    submit(task, () -> load(task, false));
                 }
             }, delay.toMillis(), TimeUnit.MILLISECONDS);
         }
@@ -232,7 +316,7 @@ public final class FilterWarmer implements SmartLifecycle {
                 return null;
             }
         }
-        return load(task);
+        return load(task, false);
     }
 
     /** Whether the live bitmap was loaded from this task's query (another instance's load of another query is not). */
@@ -241,10 +325,14 @@ public final class FilterWarmer implements SmartLifecycle {
     }
 
     private void rebuildIfDue(Task task) {
+        Long notBefore = retryNotBefore.get(task.filter().name());
+        if (notBefore != null && System.nanoTime() - notBefore < 0) {
+            return;
+        }
         try {
             Optional<Instant> since = task.filter().liveSince();
             if (since.isEmpty() || age(since.get()).compareTo(task.rebuildInterval()) >= 0) {
-                submit(task, () -> load(task));
+                submit(task, () -> load(task, false));
             }
         }
         catch (RuntimeException ex) {
@@ -257,14 +345,14 @@ public final class FilterWarmer implements SmartLifecycle {
      * the filter is complete and unlocked, or takes the lock when the holder went away without
      * finishing.
      */
-    private LoadReport load(Task task) {
+    private LoadReport load(Task task, boolean force) {
         RedisBloomFilter filter = task.filter();
         boolean waitedForOther = false;
         while (true) {
             Optional<RedisBloomFilter.LoadLease> lease = filter.tryLockForLoad(lockTtl, scheduler);
             if (lease.isPresent()) {
                 try (RedisBloomFilter.LoadLease held = lease.get()) {
-                    return loadNow(task);
+                    return loadNow(task, force);
                 }
             }
             if (!waitedForOther) {
@@ -280,11 +368,15 @@ public final class FilterWarmer implements SmartLifecycle {
         }
     }
 
-    private LoadReport loadNow(Task task) {
+    private LoadReport loadNow(Task task, boolean force) {
         RedisBloomFilter filter = task.filter();
         log.info("Filter '{}': loading from SQL ({})", filter.name(), filter.geometry());
         try {
-            LoadReport report = task.source().loadInto(filter);
+            Timestamp queryStart = task.catchUp() == null ? null : task.catchUp().databaseNow();
+            LoadReport report = loadComplete(task, force);
+            if (queryStart != null) {
+                catchUpSince.merge(filter.name(), queryStart, FilterWarmer::later);
+            }
             filter.setBlockingSuspended(false);
             log.info("Filter '{}': loaded {} keys in {} ms ({} keys/s, {} journaled adds replayed)", filter.name(),
                     report.keys(), report.duration().toMillis(), Math.round(report.keysPerSecond()),
@@ -294,6 +386,57 @@ public final class FilterWarmer implements SmartLifecycle {
         catch (RuntimeException ex) {
             throw new BloomGuardException("Filter '" + filter.name() + "': load failed: " + ex.getMessage(), ex);
         }
+    }
+
+    /**
+     * A load that Redis lost part of before its swap (a flush, an eviction, a failover) was not
+     * swapped in; a fresh query includes what was lost, so it runs again, a few times, pausing
+     * longer each time.
+     */
+    private static LoadReport loadComplete(Task task, boolean force) {
+        for (int attempt = 1;; attempt++) {
+            try {
+                return task.source().loadInto(task.filter(), force);
+            }
+            catch (IncompleteLoadException ex) {
+                if (attempt == INCOMPLETE_LOAD_ATTEMPTS) {
+                    throw ex;
+                }
+                Duration pause = INCOMPLETE_LOAD_PAUSE.multipliedBy(1L << (attempt - 1));
+                log.warn("Filter '{}': {}; loading again in {} ms", task.filter().name(), ex.getMessage(),
+                        pause.toMillis());
+                sleep(pause);
+            }
+        }
+    }
+
+    /**
+     * Adds the rows written since this instance's last load or catch-up began; an instance that
+     * has done neither starts from the live bitmap's load. Nothing live yet: the load to come
+     * reads every row.
+     */
+    private void catchUp(Task task) {
+        RedisBloomFilter filter = task.filter();
+        try {
+            Timestamp since = catchUpSince.get(filter.name());
+            if (since == null) {
+                Optional<Instant> liveLoad = filter.liveLoadStarted();
+                if (liveLoad.isEmpty()) {
+                    return;
+                }
+                since = Timestamp.from(liveLoad.get());
+            }
+            catchUpSince.merge(filter.name(), task.catchUp().addSince(filter, since), FilterWarmer::later);
+        }
+        catch (RuntimeException ex) {
+            log.warn("Filter '{}': catch-up failed ({}); rows written outside @BloomPut since the last one may be"
+                    + " blocked until the next in {} ms", filter.name(), ex.getMessage(),
+                    task.catchUp().interval().toMillis());
+        }
+    }
+
+    private static Timestamp later(Timestamp one, Timestamp other) {
+        return one.after(other) ? one : other;
     }
 
     private Duration age(Instant since) {
@@ -306,7 +449,7 @@ public final class FilterWarmer implements SmartLifecycle {
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            throw new BloomGuardException("interrupted while waiting for another instance's load", ex);
+            throw new BloomGuardException("interrupted while waiting to load", ex);
         }
     }
 

@@ -61,9 +61,15 @@ public final class SqlKeySource {
         }
     }
 
-    /** Runs the query and loads every key it returns into {@code filter}, swapping it in at the end. */
-    public LoadReport loadInto(RedisBloomFilter filter) {
-        try (Connection connection = dataSource.getConnection()) {
+    /**
+     * Runs the query and loads every key it returns into {@code filter}, swapping it in at the end;
+     * the load begins before the query runs, so that the swap can tell whether Redis kept every add
+     * made after the query's snapshot;
+     * see {@link RedisBloomFilter#load(Iterator, String, boolean)} for {@code force}.
+     */
+    public LoadReport loadInto(RedisBloomFilter filter, boolean force) {
+        try (Connection connection = dataSource.getConnection();
+                RedisBloomFilter.PendingLoad pending = filter.beginLoad()) {
             boolean autoCommit = connection.getAutoCommit();
             connection.setAutoCommit(false);
             try (Statement statement = connection.createStatement(ResultSet.TYPE_FORWARD_ONLY,
@@ -73,7 +79,7 @@ public final class SqlKeySource {
                     KeyColumn column = KeyColumn.of(rows.getMetaData(), keyColumn, filter.name());
                     // The column was checked at startup, unless the database was down then; or the schema changed since.
                     filter.keyType().ifPresent(keyType -> column.keyType(keyType, filter.name()));
-                    return filter.load(new ColumnIterator(rows, column.index(), filter.name()), fingerprint(filter));
+                    return pending.load(new ColumnIterator(rows, column.index(), filter.name()), fingerprint(filter), force);
                 }
             }
             finally {

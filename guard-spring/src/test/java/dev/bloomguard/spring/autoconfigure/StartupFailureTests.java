@@ -252,6 +252,22 @@ class StartupFailureTests {
                 .run(failsWith("bloom-guard.status-refresh-interval (PT0S) must be positive"));
     }
 
+    @Test
+    void failsOnMaxShrinkOutsideZeroToOne() {
+        runner.withPropertyValues("bloom-guard.filters.user.rebuild.max-shrink=1.5")
+                .run(failsWith("bloom-guard.filters.user.rebuild.max-shrink (1.5) must be in [0, 1]"));
+    }
+
+    @Test
+    void failsOnCatchUpSqlWithoutSinceOrWithoutWarmupSql() {
+        runner.withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT id FROM users",
+                "bloom-guard.filters.user.warmup.catch-up-sql=SELECT id FROM users WHERE created_at > now()")
+                .run(failsWith("bloom-guard.filters.user.warmup.catch-up-sql has no :since parameter"));
+        runner.withPropertyValues("bloom-guard.filters.user.warmup.catch-up-sql=SELECT id FROM users WHERE created_at > :since")
+                .run(failsWith("bloom-guard.filters.user.warmup.catch-up-sql is set but",
+                        "bloom-guard.filters.user.warmup.sql is not"));
+    }
+
     private static ContextConsumer<AssertableApplicationContext> failsWith(String... fragments) {
         return context -> {
             assertThat(context).hasFailed();

@@ -20,6 +20,7 @@ import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.spring.warmup.FilterWarmer;
 
 /** {@code rebuild.interval}: stale filters are rebuilt from the SQL, by one instance, and drop deleted keys. */
 class RebuildTests {
@@ -140,6 +141,46 @@ class RebuildTests {
             long absent = LongStream.iterate(1_000_005L, id -> id + 2).limit(10_000)
                     .filter(id -> filter.check(id) == Membership.ABSENT).findFirst().orElseThrow();
             assertThat(absent).as("blocking again once the new query's filter is live").isPositive();
+        }
+    }
+
+    /**
+     * The warmup query suddenly returns nothing (an empty restored replica, a wrong schema): the
+     * scheduled rebuild is refused, the old filter stays live and blocking, the refusal is visible,
+     * the next try waits for the next rebuild, and only a forced rebuild installs the small filter.
+     */
+    @Test
+    void aRebuildThatReadsFarFewerKeysThanTheLiveFilterIsRefusedUntilForced() throws Exception {
+        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), prefix(), TABLE, WARMUP_SQL,
+                "bloom-guard.filters.user.rebuild.interval=3s")) {
+            RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
+            FilterWarmer warmer = context.getBean(FilterWarmer.class);
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            Instant firstLoad = filter.liveSince().orElseThrow();
+            long created = directory.create();
+            long before = warmupCalls();
+            RealServers.execute("DELETE FROM " + TABLE);
+
+            await("a rebuild from the emptied table", Duration.ofSeconds(20),
+                    () -> warmupCalls() > before && !warmer.isWarming("user"));
+            long callsAfterRefusal = warmupCalls();
+            Thread.sleep(1_500);
+            assertThat(warmupCalls()).as("no retry before the next rebuild is due").isEqualTo(callsAfterRefusal);
+            for (long id = 2; id <= 40_000; id += 2) {
+                assertThat(directory.find(id)).isEqualTo(id);
+            }
+            assertThat(directory.find(created)).as("a key added through @BloomPut").isEqualTo(created);
+            long blocked = LongStream.iterate(100_001, id -> id + 2).limit(10_000)
+                    .filter(id -> filter.check(id) == Membership.ABSENT).count();
+            assertThat(blocked).as("absent keys still blocked by the old filter").isGreaterThan(9_500);
+            assertThat(filter.liveSince()).as("the old filter stays live").contains(firstLoad);
+            assertThat(filter.isBlockingSuspended()).isFalse();
+            assertThat(warmer.lastFailure("user").orElseThrow().reason()).contains("max-shrink");
+
+            await("the scheduled retry, if running, to end", Duration.ofSeconds(20), () -> !warmer.isWarming("user"));
+            assertThat(warmer.rebuild("user", true).get(20, java.util.concurrent.TimeUnit.SECONDS).keys()).isZero();
+            assertThat(filter.check(2L)).as("a forced rebuild installs what the query returned").isEqualTo(Membership.ABSENT);
+            assertThat(warmer.lastFailure("user")).isEmpty();
         }
     }
 

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
@@ -29,6 +30,7 @@ import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.spring.warmup.FilterWarmer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -298,12 +300,49 @@ class RedisOutageTests {
         }
     }
 
+    /**
+     * FLUSHALL while a rebuild's query runs, just after a user was created through
+     * {@code @BloomPut}: the query's snapshot predates the user, and the journal that would carry
+     * it onto the new bitmap went with the flush. That load must not go live; the next one does.
+     */
+    @Test
+    void flushAllWhileARebuildQueryRunsLosesNoKeyCommittedAfterItsSnapshot() throws Exception {
+        RealServers.execute("DROP TABLE IF EXISTS outage_pause", "CREATE TABLE outage_pause (seconds FLOAT)",
+                "INSERT INTO outage_pause VALUES (0)");
+        String slowQuery = "SELECT u.id FROM " + TABLE + " u, (SELECT pg_sleep(p.seconds) FROM outage_pause p) pause";
+        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), "outage" + (++testNumber), TABLE,
+                slowQuery);
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                StatefulRedisConnection<String, String> admin = client.connect()) {
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            RealServers.execute("UPDATE outage_pause SET seconds = 2");
+            CompletableFuture<?> rebuild = context.getBean(FilterWarmer.class).rebuild("user");
+            await("the rebuild's query runs", Duration.ofSeconds(10), RedisOutageTests::pausedQueryRuns);
+            long created = directory.create();
+            admin.sync().flushall();
+            RealServers.execute("UPDATE outage_pause SET seconds = 0");
+
+            rebuild.get(60, TimeUnit.SECONDS);
+
+            assertThat(directory.find(created)).as("created after the snapshot, before the flush").isEqualTo(created);
+            assertThat(presentSample()).noneMatch(id -> rejects(directory, id));
+            long rejected = LongStream.iterate(1, id -> id + 2).limit(1_000).filter(id -> rejects(directory, id)).count();
+            assertThat(rejected).as("absent ids rejected").isGreaterThan(950);
+        }
+    }
+
+    private static boolean pausedQueryRuns() {
+        return new JdbcTemplate(RealServers.postgres().dataSource()).queryForObject(
+                "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid()"
+                        + " AND query LIKE '%FROM outage_pause p) pause%'", Long.class) > 0;
+    }
+
     private ConfigurableApplicationContext start() {
         return GuardedApp.start(redis.port(), "outage" + (++testNumber), TABLE, WARMUP_SQL);
     }
 
     /** Whether the guard rejects {@code id} right now. */
-    private static boolean rejects(GuardedApp.Directory directory, long id) {
+    static boolean rejects(GuardedApp.Directory directory, long id) {
         return rejects(() -> directory.find(id));
     }
 

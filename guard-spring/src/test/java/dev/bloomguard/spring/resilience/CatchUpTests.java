@@ -1,0 +1,82 @@
+package dev.bloomguard.spring.resilience;
+
+import static dev.bloomguard.spring.resilience.RedisOutageTests.await;
+import static dev.bloomguard.spring.resilience.RedisOutageTests.rejects;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.stream.LongStream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.RealServers;
+
+/**
+ * Rows that another service, a batch job or plain SQL inserts never pass through
+ * {@code @BloomPut}: {@code warmup.catch-up-sql} brings them in, and a filter that has neither
+ * it nor a rebuild interval is named at startup.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class CatchUpTests {
+
+    private static final String TABLE = "caught_up_users";
+    private static final String WARMUP_SQL = "SELECT id FROM " + TABLE;
+    private static final String CATCH_UP_SQL = "SELECT id FROM " + TABLE + " WHERE created_at > :since";
+
+    private static RedisServer redis;
+    private static int testNumber;
+
+    @BeforeAll
+    static void startServers() {
+        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE
+                + " (id BIGINT PRIMARY KEY, created_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+                "INSERT INTO " + TABLE + " (id) SELECT 2 * g FROM generate_series(1, 20000) g");
+        redis = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        redis.close();
+    }
+
+    @Test
+    void aRowInsertedByPlainSqlIsNotBlockedOnceTheCatchUpQueryHasRun() throws Exception {
+        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), prefix(), TABLE, WARMUP_SQL,
+                "bloom-guard.filters.user.warmup.catch-up-sql=" + CATCH_UP_SQL,
+                "bloom-guard.filters.user.warmup.catch-up-interval=300ms")) {
+            RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            RealServers.execute("INSERT INTO " + TABLE + " (id) VALUES (5000001), (5000003)");
+
+            await("the catch-up query", Duration.ofSeconds(10), () -> filter.check(5_000_003L) == Membership.PRESENT);
+
+            assertThat(directory.find(5_000_001L)).isEqualTo(5_000_001L);
+            assertThat(directory.find(5_000_003L)).isEqualTo(5_000_003L);
+            long rejected = LongStream.iterate(1, id -> id + 2).limit(1_000).filter(id -> rejects(directory, id)).count();
+            assertThat(rejected).as("absent ids rejected").isGreaterThan(950);
+        }
+    }
+
+    @Test
+    void startupNamesAFilterThatLearnsOfOtherWritersOnlyThroughBloomPut(CapturedOutput output) {
+        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), prefix(), TABLE, WARMUP_SQL)) {
+            assertThat(output.getOut() + output.getErr()).contains("Filter 'user'")
+                    .contains("bloom-guard.filters.user.warmup.catch-up-sql")
+                    .contains("bloom-guard.filters.user.rebuild.interval").contains("@BloomPut");
+        }
+    }
+
+    private static String prefix() {
+        return "caughtup" + (++testNumber);
+    }
+}
