@@ -19,14 +19,23 @@ import java.lang.annotation.Target;
  * <p>{@link #key()} is SpEL over the arguments and {@code #result}; {@code #result} of an
  * {@code Optional} is its value. A key read from a null result or an empty {@code Optional}
  * ({@code #result.id} included) adds nothing, as does a {@code null} key; a collection or array
- * adds every non-null element. If the add fails (Redis down) the method's
- * result is not returned: a {@link BloomGuardException} is thrown instead, so that a surrounding
- * transaction rolls back rather than leaving a row the filter does not know.
+ * adds every non-null element.
+ *
+ * <p>The add runs inside the method's transaction, before the commit (its advice is ordered
+ * inside Spring's transaction advice, also when the method itself is {@code @Transactional}).
+ * If Redis refuses it (down, {@code READONLY}, {@code OOM}, an open circuit) while a transaction
+ * is active, the call fails with {@link BloomGuardException} and the row rolls back. Where no
+ * transaction is active (the row is already committed, e.g. by a Spring Data repository's own
+ * transaction) the call returns normally; the key is retried in the background until it lands
+ * (at most 5 s after Redis takes writes again), and until then this instance does not block the
+ * filter. Other instances block the key until it lands. After 2 minutes of refusals, or with more
+ * than 100,000 keys waiting, the filter is re-warmed from its warmup SQL instead.
  *
  * <p>On a method returning a {@code CompletableFuture} or {@code CompletionStage},
  * {@code #result} is the completed value: its key is added without blocking, and the returned
  * future completes only once the key is in the filter; a failed add fails it with a
- * {@link BloomGuardException}. On a {@code Mono}, a {@code Flux} or another reactive type,
+ * {@link BloomGuardException} (and is retried as above, since whether a transaction rolls back
+ * cannot be told there). On a {@code Mono}, a {@code Flux} or another reactive type,
  * {@code #result} is each emitted value: its key is added, without blocking, before the value is
  * passed on, and a failed add ends the sequence with that {@link BloomGuardException}.
  */

@@ -48,6 +48,7 @@ import dev.bloomguard.spring.BloomGuardConfigurationException;
 import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
 import dev.bloomguard.spring.interceptor.BloomGuardInterceptor;
 import dev.bloomguard.spring.interceptor.BloomOperationSource;
+import dev.bloomguard.spring.interceptor.BloomPutAdvisor;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.warmup.CatchUpQuery;
 import dev.bloomguard.spring.warmup.FilterWarmer;
@@ -64,7 +65,10 @@ import dev.bloomguard.spring.warmup.SqlKeySource;
         "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
         "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
         "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
-        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration" })
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        // Registered after the transaction advisor, so that BloomPutAdvisor, of equal order, runs inside it.
+        "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration",
+        "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration" })
 @ConditionalOnClass(RedisConnectionFactory.class)
 @ConditionalOnProperty(prefix = "bloom-guard", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(BloomGuardProperties.class)
@@ -227,14 +231,24 @@ public class BloomGuardAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
     public static BloomGuardAdvisor bloomGuardAdvisor(Environment environment,
-            ObjectProvider<BloomFilterRegistry> registry, ObjectProvider<GuardMetrics> metrics) {
+            ObjectProvider<BloomFilterRegistry> registry, ObjectProvider<GuardMetrics> metrics,
+            ObjectProvider<FilterWarmer> warmer) {
         BloomGuardProperties properties = Binder.get(environment)
                 .bindOrCreate("bloom-guard", BloomGuardProperties.class);
         BloomOperationSource source = new BloomOperationSource(new PropertiesCatalog(properties));
         BloomGuardInterceptor interceptor = new BloomGuardInterceptor(source, registry::getObject,
                 () -> metrics.getIfAvailable(() -> GuardMetrics.NONE),
-                properties.getOnRedisFailure() == BloomGuardProperties.OnRedisFailure.BLOCK);
+                properties.getOnRedisFailure() == BloomGuardProperties.OnRedisFailure.BLOCK,
+                filter -> warmer.getObject().rebuild(filter.name()));
         return new BloomGuardAdvisor(source, interceptor, properties.getOrder());
+    }
+
+    /** The add of {@code @BloomPut}, ordered inside transactions; shares the guard advisor's interceptor. */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean
+    public static BloomPutAdvisor bloomPutAdvisor(BloomGuardAdvisor guardAdvisor) {
+        return new BloomPutAdvisor(guardAdvisor);
     }
 
     /** Filter names and policies as the annotations see them at proxy-creation time. */

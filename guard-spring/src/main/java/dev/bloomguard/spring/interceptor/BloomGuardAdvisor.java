@@ -5,6 +5,7 @@ import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.Ordered;
@@ -14,7 +15,7 @@ import org.springframework.core.Ordered;
  * or {@code @BloomPut}, including those declared only on an interface.
  */
 public final class BloomGuardAdvisor extends AbstractPointcutAdvisor
-        implements SmartInitializingSingleton, BeanFactoryAware {
+        implements SmartInitializingSingleton, BeanFactoryAware, DisposableBean {
 
     /**
      * Default order: before Spring's caching and transaction advice (both at lowest precedence),
@@ -24,14 +25,24 @@ public final class BloomGuardAdvisor extends AbstractPointcutAdvisor
 
     private static final long serialVersionUID = 1L;
 
+    private final transient BloomOperationSource source;
     private final transient BloomGuardPointcut pointcut;
     private final transient BloomGuardInterceptor interceptor;
     private transient ConfigurableListableBeanFactory beanFactory;
 
     public BloomGuardAdvisor(BloomOperationSource source, BloomGuardInterceptor interceptor, int order) {
+        this.source = source;
         this.pointcut = new BloomGuardPointcut(source);
         this.interceptor = interceptor;
         setOrder(order);
+    }
+
+    BloomOperationSource source() {
+        return source;
+    }
+
+    BloomGuardInterceptor interceptor() {
+        return interceptor;
     }
 
     @Override
@@ -59,5 +70,11 @@ public final class BloomGuardAdvisor extends AbstractPointcutAdvisor
         if (beanFactory != null) {
             UnguardedMethods.warn(beanFactory);
         }
+    }
+
+    /** Stops retrying adds that Redis refused. */
+    @Override
+    public void destroy() {
+        interceptor.close();
     }
 }

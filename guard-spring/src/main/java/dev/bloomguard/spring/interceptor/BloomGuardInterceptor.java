@@ -1,9 +1,11 @@
 package dev.bloomguard.spring.interceptor;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
@@ -12,6 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.expression.EvaluationException;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
@@ -37,10 +40,23 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     private static final String GUARD = "@BloomGuard";
     private static final String PUT = "@BloomPut";
 
+    /**
+     * A refused add is retried after 100 ms, then twice as late each time up to 5 s: once Redis
+     * takes writes again, a committed key reaches the filter within 5 s (the README's bound).
+     * After 2 minutes of refusals, or with more than 100,000 keys waiting for one filter, the
+     * filter is re-warmed from its source instead.
+     */
+    static final Duration RETRY_FIRST_DELAY = Duration.ofMillis(100);
+    static final Duration RETRY_MAX_DELAY = Duration.ofSeconds(5);
+    static final Duration RETRY_GIVE_UP_AFTER = Duration.ofMinutes(2);
+    static final int RETRY_CAPACITY = 100_000;
+
     private final BloomOperationSource source;
     private final Supplier<BloomFilterRegistry> registry;
     private final Supplier<GuardMetrics> metrics;
     private final boolean blockWhenUnavailable;
+    private final PendingAdds pendingAdds;
+    private volatile boolean plainPutsInside;
     private volatile BloomFilterRegistry resolvedRegistry;
     private volatile GuardMetrics resolvedMetrics;
 
@@ -51,10 +67,28 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
      */
     public BloomGuardInterceptor(BloomOperationSource source, Supplier<BloomFilterRegistry> registry,
             Supplier<GuardMetrics> metrics, boolean blockWhenUnavailable) {
+        this(source, registry, metrics, blockWhenUnavailable, filter -> CompletableFuture.failedFuture(
+                new IllegalStateException("no warmer to re-warm filter '" + filter.name() + "'")));
+    }
+
+    /**
+     * @param rewarm reloads a filter from its source when adds that Redis refused cannot be kept
+     *        for a retry; the future completes once the load is live
+     */
+    public BloomGuardInterceptor(BloomOperationSource source, Supplier<BloomFilterRegistry> registry,
+            Supplier<GuardMetrics> metrics, boolean blockWhenUnavailable,
+            Function<RedisBloomFilter, CompletableFuture<?>> rewarm) {
         this.source = source;
         this.registry = registry;
         this.metrics = metrics;
         this.blockWhenUnavailable = blockWhenUnavailable;
+        this.pendingAdds = new PendingAdds(RETRY_FIRST_DELAY, RETRY_MAX_DELAY, RETRY_GIVE_UP_AFTER, RETRY_CAPACITY,
+                rewarm);
+    }
+
+    /** Stops retrying refused adds; called when the application context closes. */
+    public void close() {
+        pendingAdds.close();
     }
 
     @Override
@@ -83,9 +117,29 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             }
             return guard.emptyResult().get();
         }
+        if (plainPutsInside) {
+            return invocation.proceed();
+        }
         Object result = invocation.proceed();
         if (operations.put() != null) {
             add(operations.put(), target, arguments, result);
+        }
+        return result;
+    }
+
+    /** From now on {@link BloomPutAdvisor}, ordered inside transactions, adds the keys of plain-value methods. */
+    void addPlainPutsInside() {
+        plainPutsInside = true;
+    }
+
+    /** {@link BloomPutAdvisor}'s advice: runs the method, then adds its key, inside any transaction around it. */
+    Object proceedAndAdd(MethodInvocation invocation) throws Throwable {
+        Object target = invocation.getThis();
+        Class<?> targetClass = target == null ? null : AopUtils.getTargetClass(target);
+        BloomOperations operations = source.get(invocation.getMethod(), targetClass);
+        Object result = invocation.proceed();
+        if (operations != null && operations.put() != null && operations.returns().kind() == ReturnKind.Kind.PLAIN) {
+            add(operations.put(), target, invocation.getArguments(), result);
         }
         return result;
     }
@@ -165,9 +219,14 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             if (key == null) {
                 return CompletableFuture.completedFuture(null);
             }
-            return filter(put.filter()).addAllAsync(key instanceof List<?> batch ? batch : List.of(key))
+            RedisBloomFilter filter = filter(put.filter());
+            List<?> keys = key instanceof List<?> batch ? batch : List.of(key);
+            return filter.addAllAsync(keys)
                     .handle((done, error) -> {
                         if (error != null) {
+                            // Whether a transaction will roll the row back is not known here: fail the
+                            // result so that one can, and keep the key so that a committed row is not blocked.
+                            pendingAdds.retry(filter, keys);
                             throw addFailed(put, error instanceof CompletionException && error.getCause() != null
                                     ? error.getCause() : error);
                         }
@@ -193,6 +252,11 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             case ABSENT -> CheckOutcome.BLOCKED;
             case NOT_READY, UNAVAILABLE -> CheckOutcome.BYPASSED;
         };
+        if (answer == Membership.ABSENT && pendingAdds.holds(guard.filter())) {
+            // This instance has adds for the filter that Redis refused and that are still being retried.
+            outcome = CheckOutcome.BYPASSED;
+            answer = Membership.NOT_READY;
+        }
         metrics().record(guard.filter(), outcome, elapsedNanos);
         if (answer == Membership.ABSENT) {
             log.debug("Filter '{}' rejected key {} for {}", guard.filter(), key, guard.method());
@@ -240,7 +304,15 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             }
         }
         catch (BitmapStoreException ex) {
-            throw addFailed(put, ex);
+            pendingAdds.retry(filter, key instanceof List<?> batch ? batch : List.of(key));
+            if (TransactionSynchronizationManager.isActualTransactionActive()) {
+                // The row is not committed yet: failing the call rolls it back. (The retried key,
+                // if the caller commits anyway, is then a harmless false positive.)
+                throw addFailed(put, ex);
+            }
+            log.warn("@BloomPut on {} could not add to filter '{}' ({}); its row is already committed, so the add is"
+                    + " retried in the background and this instance does not block the filter until it lands",
+                    put.method(), put.filter(), ex.getMessage());
         }
         catch (IllegalArgumentException ex) {
             throw Keys.unhashable(ex, PUT, put.method(), put.filter());

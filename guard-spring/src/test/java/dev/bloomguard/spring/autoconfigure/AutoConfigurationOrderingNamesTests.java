@@ -34,6 +34,8 @@ class AutoConfigurationOrderingNamesTests {
     private static final Map<String, String> BOOT_4_NAME = Map.of(
             BootNames.REDIS_3, BootNames.REDIS_4,
             BootNames.DATA_SOURCE_3, BootNames.DATA_SOURCE_4,
+            "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration",
+            "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
             "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
             "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
             "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",

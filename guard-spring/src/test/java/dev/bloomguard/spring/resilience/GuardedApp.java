@@ -13,6 +13,7 @@ import org.springframework.boot.context.logging.LoggingApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.annotation.Transactional;
 
 import reactor.core.publisher.Mono;
 
@@ -36,6 +37,11 @@ public class GuardedApp {
 
         @BloomPut(filter = "user", key = "#result")
         long create();
+
+        /** As {@link #create()}, in a transaction of its own: the add must land before the commit. */
+        @Transactional
+        @BloomPut(filter = "user", key = "#result")
+        long createInTransaction();
 
         @BloomGuard(filter = "user", key = "#id")
         Mono<Long> findLater(long id);
@@ -72,6 +78,11 @@ public class GuardedApp {
             long id = NEXT.getAndAdd(2);
             jdbc.update("INSERT INTO " + table + " (id) VALUES (?)", id);
             return id;
+        }
+
+        @Override
+        public long createInTransaction() {
+            return create();
         }
 
         @Override

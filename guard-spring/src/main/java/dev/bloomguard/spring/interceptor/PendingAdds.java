@@ -1,0 +1,199 @@
+package dev.bloomguard.spring.interceptor;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.bloomguard.core.RedisBloomFilter;
+
+/**
+ * Adds that Redis refused after their rows may already have committed. Each is retried in the
+ * background until it lands, and while any add of a filter is waiting, this instance does not
+ * block that filter: an "absent" answer might be the key whose add is still on its way.
+ *
+ * <p>The one thing easy to get wrong: a refused add must never simply be reported and
+ * forgotten. If it cannot be kept (more than {@code capacity} keys waiting for one filter) or
+ * keeps failing for {@code giveUpAfter}, the waiting keys are dropped only in favour of a re-warm
+ * of the whole filter from its source, and the filter stays unblocking here until that load is done.
+ */
+final class PendingAdds implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(PendingAdds.class);
+
+    /** How long the first retry waits; each failure doubles it up to {@link #maxDelay}. */
+    private final Duration firstDelay;
+    private final Duration maxDelay;
+    private final Duration giveUpAfter;
+    private final int capacity;
+    private final Function<RedisBloomFilter, CompletableFuture<?>> rewarm;
+    private final Map<String, Waiting> waiting = new ConcurrentHashMap<>();
+    private volatile ScheduledExecutorService scheduler;
+
+    /**
+     * @param rewarm reloads a filter whose waiting adds could not be kept; completes when the load is live
+     */
+    PendingAdds(Duration firstDelay, Duration maxDelay, Duration giveUpAfter, int capacity,
+            Function<RedisBloomFilter, CompletableFuture<?>> rewarm) {
+        this.firstDelay = firstDelay;
+        this.maxDelay = maxDelay;
+        this.giveUpAfter = giveUpAfter;
+        this.capacity = capacity;
+        this.rewarm = rewarm;
+    }
+
+    /** Whether {@code filter} has adds (or a re-warm standing in for them) still waiting on this instance. */
+    boolean holds(String filter) {
+        Waiting current = waiting.get(filter);
+        return current != null && current.active();
+    }
+
+    /** Keeps {@code keys} of {@code filter} and retries them until they land. */
+    void retry(RedisBloomFilter filter, List<?> keys) {
+        Waiting current = waiting.computeIfAbsent(filter.name(), name -> new Waiting(filter));
+        current.offer(keys);
+    }
+
+    @Override
+    public void close() {
+        ScheduledExecutorService current = scheduler;
+        if (current != null) {
+            current.shutdownNow();
+        }
+    }
+
+    private ScheduledExecutorService scheduler() {
+        ScheduledExecutorService current = scheduler;
+        if (current == null) {
+            synchronized (this) {
+                current = scheduler;
+                if (current == null) {
+                    current = Executors.newSingleThreadScheduledExecutor(task -> {
+                        Thread thread = new Thread(task, "bloomguard-pending-adds");
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+                    scheduler = current;
+                }
+            }
+        }
+        return current;
+    }
+
+    /** The adds of one filter that wait for Redis, and whether a re-warm stands in for them. */
+    private final class Waiting {
+
+        private final RedisBloomFilter filter;
+        private final Queue<Object> keys = new ConcurrentLinkedQueue<>();
+        private final AtomicInteger size = new AtomicInteger();
+        private volatile boolean scheduled;
+        private volatile boolean rewarming;
+        private long failingSinceNanos;
+        private Duration delay = firstDelay;
+
+        Waiting(RedisBloomFilter filter) {
+            this.filter = filter;
+        }
+
+        boolean active() {
+            return rewarming || size.get() > 0;
+        }
+
+        synchronized void offer(List<?> added) {
+            if (rewarming) {
+                return;
+            }
+            if (size.get() + added.size() > capacity) {
+                giveUp("more than " + capacity + " adds are waiting");
+                return;
+            }
+            keys.addAll(added);
+            size.addAndGet(added.size());
+            if (!scheduled) {
+                scheduled = true;
+                failingSinceNanos = System.nanoTime();
+                delay = firstDelay;
+                schedule();
+            }
+        }
+
+        private void schedule() {
+            scheduler().schedule(this::attempt, delay.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        private void attempt() {
+            List<Object> batch = new ArrayList<>(keys);
+            try {
+                filter.addAll(batch);
+            }
+            catch (RuntimeException ex) {
+                synchronized (this) {
+                    if (Duration.ofNanos(System.nanoTime() - failingSinceNanos).compareTo(giveUpAfter) > 0) {
+                        giveUp("Redis refused them for " + giveUpAfter + " (" + ex.getMessage() + ")");
+                        return;
+                    }
+                    delay = delay.multipliedBy(2).compareTo(maxDelay) > 0 ? maxDelay : delay.multipliedBy(2);
+                    schedule();
+                }
+                return;
+            }
+            synchronized (this) {
+                for (int i = 0; i < batch.size(); i++) {
+                    keys.poll();
+                }
+                size.addAndGet(-batch.size());
+                log.info("Filter '{}': {} add(s) that Redis had refused have landed", filter.name(), batch.size());
+                if (size.get() > 0) {
+                    delay = firstDelay;
+                    schedule();
+                }
+                else {
+                    scheduled = false;
+                }
+            }
+        }
+
+        /** Drops the waiting keys for a reload of the whole filter, which holds every committed row. */
+        private void giveUp(String why) {
+            keys.clear();
+            size.set(0);
+            scheduled = false;
+            rewarming = true;
+            log.error("Filter '{}': {}; this instance lets every key of the filter through until a re-warm"
+                    + " from its source is live", filter.name(), why);
+            CompletableFuture<?> load;
+            try {
+                load = rewarm.apply(filter);
+            }
+            catch (RuntimeException ex) {
+                log.error("Filter '{}' cannot be re-warmed ({}); it stays unblocking on this instance until it is"
+                        + " loaded again", filter.name(), ex.getMessage());
+                return;
+            }
+            load.whenComplete((report, error) -> {
+                if (error == null) {
+                    rewarming = false;
+                    log.info("Filter '{}': re-warmed; blocking again", filter.name());
+                }
+                else {
+                    scheduler().schedule(() -> {
+                        rewarming = false;
+                        giveUp("its re-warm failed (" + error.getMessage() + ")");
+                    }, giveUpAfter.toMillis(), TimeUnit.MILLISECONDS);
+                }
+            });
+        }
+    }
+}

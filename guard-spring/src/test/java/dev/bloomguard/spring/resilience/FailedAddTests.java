@@ -1,0 +1,130 @@
+package dev.bloomguard.spring.resilience;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.stream.LongStream;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.spring.BloomGuardException;
+import dev.bloomguard.spring.BloomGuardRejectedException;
+import dev.bloomguard.spring.RealServers;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+/**
+ * A row commits, then Redis refuses its {@code @BloomPut} add (here: {@code NOREPLICAS}, as a
+ * primary that lost its replicas answers; OOM and READONLY look the same to the guard) while
+ * checks, which only read, still work. Without a surrounding transaction the row cannot be
+ * rolled back, so the add is retried until it lands; meanwhile the instance that made it does
+ * not block the filter, and once Redis accepts writes again every instance finds the row
+ * within the stated bound (a retry is at most 5 s away).
+ */
+class FailedAddTests {
+
+    private static final String TABLE = "failed_add_users";
+    private static final Duration BOUND = Duration.ofSeconds(5);
+
+    @Test
+    void aCommittedRowWhoseAddRedisRefusedIsNotBlockedAndReachesEveryInstanceOnceRedisTakesWrites() throws Exception {
+        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
+                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 5000) g");
+        String warmup = "SELECT id FROM " + TABLE;
+        try (RedisServer redis = RedisServer.start();
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                StatefulRedisConnection<String, String> admin = client.connect();
+                ConfigurableApplicationContext writer = GuardedApp.start(redis.port(), "failed-add", TABLE, warmup,
+                        "bloom-guard.redis-timeout=2s");
+                ConfigurableApplicationContext reader = GuardedApp.start(redis.port(), "failed-add", TABLE, warmup,
+                        "bloom-guard.redis-timeout=2s")) {
+            GuardedApp.Directory writing = writer.getBean(GuardedApp.Directory.class);
+            GuardedApp.Directory reading = reader.getBean(GuardedApp.Directory.class);
+
+            admin.sync().configSet("min-replicas-to-write", "1");
+            long created = writing.create();
+            JdbcTemplate jdbc = writer.getBean(JdbcTemplate.class);
+            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE + " WHERE id = ?", Long.class, created))
+                    .as("the row committed").isEqualTo(1);
+            assertThatCode(() -> writing.find(created)).as("the instance whose add failed does not block the row")
+                    .doesNotThrowAnyException();
+
+            admin.sync().configSet("min-replicas-to-write", "0");
+            long healed = System.nanoTime();
+            while (true) {
+                try {
+                    reading.find(created);
+                    break;
+                }
+                catch (BloomGuardRejectedException ex) {
+                    assertThat(Duration.ofNanos(System.nanoTime() - healed))
+                            .as("time another instance blocks the committed row after Redis takes writes again")
+                            .isLessThan(BOUND.plusSeconds(2));
+                    Thread.sleep(50);
+                }
+            }
+            assertThatCode(() -> writing.find(created)).doesNotThrowAnyException();
+            // The same path still rejects what does not exist, on both instances, once the add has landed.
+            assertThat(rejectedOnceAddsLanded(writing)).isGreaterThan(950);
+            assertThat(rejectedOnceAddsLanded(reading)).isGreaterThan(950);
+        }
+    }
+
+    @Test
+    void aTransactionalWriteWhoseAddRedisRefusesRollsItsRowBack() throws Exception {
+        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
+                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 5000) g");
+        try (RedisServer redis = RedisServer.start();
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                StatefulRedisConnection<String, String> admin = client.connect();
+                ConfigurableApplicationContext app = GuardedApp.start(redis.port(), "failed-add-tx", TABLE,
+                        "SELECT id FROM " + TABLE, "bloom-guard.redis-timeout=2s")) {
+            GuardedApp.Directory directory = app.getBean(GuardedApp.Directory.class);
+            JdbcTemplate jdbc = app.getBean(JdbcTemplate.class);
+            long rowsBefore = jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE, Long.class);
+
+            admin.sync().configSet("min-replicas-to-write", "1");
+            assertThatThrownBy(directory::createInTransaction).isInstanceOf(BloomGuardException.class)
+                    .isNotInstanceOf(BloomGuardRejectedException.class);
+            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE, Long.class))
+                    .as("the add failed before the commit, so the row was rolled back").isEqualTo(rowsBefore);
+
+            admin.sync().configSet("min-replicas-to-write", "0");
+            long created = directory.createInTransaction();
+            assertThatCode(() -> directory.find(created)).doesNotThrowAnyException();
+            assertThat(rejectedOnceAddsLanded(directory)).isGreaterThan(950);
+        }
+    }
+
+    /**
+     * How many of 1,000 ids that were never inserted the guard rejects, once the instance has no
+     * refused add left to retry (until then it blocks nothing of the filter, by design).
+     */
+    private static long rejectedOnceAddsLanded(GuardedApp.Directory directory) throws InterruptedException {
+        long deadline = System.nanoTime() + BOUND.plusSeconds(2).toNanos();
+        long rejected = rejected(directory);
+        while (rejected <= 950 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            rejected = rejected(directory);
+        }
+        return rejected;
+    }
+
+    /** Of 1,000 odd ids that were never inserted, how many the guard rejects. */
+    private static long rejected(GuardedApp.Directory directory) {
+        return LongStream.range(0, 1_000).map(i -> 2 * i + 1).filter(id -> {
+            try {
+                directory.find(id);
+                return false;
+            }
+            catch (BloomGuardRejectedException ex) {
+                return true;
+            }
+        }).count();
+    }
+}
