@@ -848,11 +848,9 @@ public final class RedisBloomFilter {
         if (recorded == null) {
             return;
         }
+        // The last load's own count only: the journal holds one entry per add call (an update saved
+        // again, a catch-up re-adding rows), so counting it would refuse loads of a table that did not shrink.
         long live = Long.parseLong(recorded);
-        for (int shard = 0; shard < geometry.shards(); shard++) {
-            // Less this load's mark; a mark that a crashed load left behind counts as an add.
-            live += Math.max(0, store.listLength(keys.journal(shard)) - 1);
-        }
         if (count < live * (1.0 - maxShrink)) {
             throw new LoadRefusedException(name, count, live, maxShrink);
         }

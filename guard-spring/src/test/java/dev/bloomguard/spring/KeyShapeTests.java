@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
@@ -68,6 +69,21 @@ class KeyShapeTests {
     }
 
     @Test
+    void primitiveOptionalKeysAreUnwrappedToo() {
+        assertThat(items.byOptionalLong(OptionalLong.of(7L))).isEqualTo("item OptionalLong[7]");
+        assertThatThrownBy(() -> items.byOptionalLong(OptionalLong.of(absent)))
+                .isInstanceOf(BloomGuardRejectedException.class);
+        assertThat(items.byOptionalLong(OptionalLong.empty())).isEqualTo("item OptionalLong.empty");
+    }
+
+    @Test
+    void aPutKeyWrittenForTheOptionalItselfStillAddsItsValue() {
+        long created = absent;
+        assertThat(items.createOptional(created)).contains(created);
+        assertThat(items.byAnything(created)).isEqualTo("item " + created);
+    }
+
+    @Test
     void batchesSkipNullElements() {
         assertThatThrownBy(() -> items.byBatch(Arrays.asList(null, absent, null)))
                 .as("a null element does not let a batch of absent keys through")
@@ -113,6 +129,17 @@ class KeyShapeTests {
         @BloomGuard(filter = "item", key = "#id")
         public String byOptional(Optional<Long> id) {
             return item(id);
+        }
+
+        @BloomGuard(filter = "item", key = "#id")
+        public String byOptionalLong(OptionalLong id) {
+            return item(id);
+        }
+
+        /** Written before #result of an Optional was its value. */
+        @BloomPut(filter = "item", key = "#result.get()")
+        public Optional<Long> createOptional(long id) {
+            return Optional.of(id);
         }
 
         @BloomGuard(filter = "item", key = "#ids")

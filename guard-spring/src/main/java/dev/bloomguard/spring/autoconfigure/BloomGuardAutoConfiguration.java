@@ -38,6 +38,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.FilterKeys;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.BitmapStore;
@@ -107,19 +108,54 @@ public class BloomGuardAutoConfiguration {
                 + UUID.randomUUID().toString().substring(0, 8);
         properties.getFilters().forEach((name, settings) -> {
             FilterGeometry geometry = FilterSettingsValidator.geometry(properties, name, settings);
+            KeyType keyType = keyType(name, settings, primaryDataSource, beanFactory);
+            if (properties.getKeyPrefix() == null && !keyPrefix.equals(BloomGuardProperties.DEFAULT_KEY_PREFIX)) {
+                refuseToLeaveEarlierPrefix(store, name, geometry, keyType, keyPrefix);
+            }
             RedisBloomFilter.Builder builder = RedisBloomFilter.builder(name, geometry, store)
                     .keyPrefix(keyPrefix)
                     .checkTimeout(properties.getRedisTimeout())
                     .instanceId(instanceId)
                     .maxShrink(settings.getRebuild().getMaxShrink())
                     .onNotReady(filter -> warmer.ifAvailable(available -> available.onNotReady(filter)))
-                    .keyType(keyType(name, settings, primaryDataSource, beanFactory));
+                    .keyType(keyType);
             if (settings.getLocalMirror().isEnabled()) {
                 builder.mirror(FilterSettingsValidator.mirrorSettings(settings.getLocalMirror()));
             }
             filters.put(name, builder.build());
         });
         return new BloomFilterRegistry(filters);
+    }
+
+    /**
+     * Before 0.2 every application's prefix was {@code bg}. An application that has a name and
+     * sets no prefix would now start on new keys while the instances (or the other applications)
+     * still running the old release add to the old ones: each side would block the keys the other
+     * creates. So when Redis still holds this filter under {@code bg}, startup stops and asks for
+     * a choice. A Redis that cannot be asked (down at startup) is not taken as an answer either
+     * way: the filter starts on the new prefix, unloaded and so blocking nothing until it is loaded.
+     */
+    private static void refuseToLeaveEarlierPrefix(BitmapStore store, String name, FilterGeometry geometry,
+            KeyType keyType, String keyPrefix) {
+        FilterKeys earlier = FilterKeys.of(BloomGuardProperties.DEFAULT_KEY_PREFIX, name, geometry, keyType);
+        boolean present;
+        try {
+            present = store.length(earlier.live()) > 0 || !store.hashGetAll(earlier.meta()).isEmpty();
+        }
+        catch (RuntimeException ex) {
+            log.warn("Filter '{}': could not ask Redis whether it holds the filter under the prefix '{}' of earlier"
+                    + " releases ({}); using '{}'", name, BloomGuardProperties.DEFAULT_KEY_PREFIX, ex.getMessage(),
+                    keyPrefix);
+            return;
+        }
+        if (present) {
+            throw new BloomGuardConfigurationException("bloom-guard.key-prefix is not set, so filter '" + name
+                    + "' would use the default '" + keyPrefix + "' (bg and spring.application.name), but Redis holds it"
+                    + " under '" + BloomGuardProperties.DEFAULT_KEY_PREFIX + "', the prefix of every application before"
+                    + " 0.2. Instances or applications still using it would add keys this one never sees. Set"
+                    + " bloom-guard.key-prefix=" + BloomGuardProperties.DEFAULT_KEY_PREFIX + " to keep the filter, or"
+                    + " bloom-guard.key-prefix=" + keyPrefix + " once everything that shares it moves together");
+        }
     }
 
     @Bean
@@ -200,7 +236,7 @@ public class BloomGuardAutoConfiguration {
             return null;
         }
         return CatchUpQuery.of(dataSource, warmup.getCatchUpSql(), warmup.getCatchUpOverlap(),
-                warmup.getCatchUpInterval());
+                warmup.getCatchUpInterval(), warmup.getKeyColumn());
     }
 
     private static DataSource dataSource(String filter, String beanName, ObjectProvider<DataSource> primary,

@@ -201,11 +201,23 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
      * value), as {@link #guardKey}; null to add nothing, as for a key read from a null result.
      */
     Object putKey(BloomOperations.Put put, Object target, Object[] arguments, Object result) {
-        Object value = result instanceof Optional<?> optional ? optional.orElse(null) : result;
+        Object value = Keys.unwrap(result);
         if (value == null && put.key().readsResult()) {
             return null;
         }
-        Object key = resolve(put.key(), target, arguments, value, put.method(), put.filter());
+        Object key;
+        try {
+            key = put.key().resolve(target, arguments, value);
+        }
+        catch (EvaluationException ex) {
+            if (value == result) {
+                throw keyFailed(put.method(), put.filter(), ex);
+            }
+            // Before 0.2 #result was the Optional itself ("#result.get().id"): still honoured, with a warning.
+            key = resolve(put.key(), target, arguments, result, put.method(), put.filter());
+            log.warn("@BloomPut on {}: #result is the Optional's value now; write the key without .get()",
+                    put.method());
+        }
         return Keys.of(key, PUT, put.method(), put.filter());
     }
 
@@ -330,9 +342,13 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             return expression.resolve(target, arguments, result);
         }
         catch (EvaluationException ex) {
-            throw new BloomGuardException("Key expression of " + method + " (filter '" + filter
-                    + "') failed: " + ex.getMessage(), ex);
+            throw keyFailed(method, filter, ex);
         }
+    }
+
+    private static BloomGuardException keyFailed(String method, String filter, EvaluationException ex) {
+        return new BloomGuardException("Key expression of " + method + " (filter '" + filter + "') failed: "
+                + ex.getMessage(), ex);
     }
 
     /**

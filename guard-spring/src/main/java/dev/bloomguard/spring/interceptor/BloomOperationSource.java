@@ -1,9 +1,12 @@
 package dev.bloomguard.spring.interceptor;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -15,6 +18,8 @@ import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -75,25 +80,29 @@ public final class BloomOperationSource {
             return NONE;
         }
         Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-        BloomGuard guard = find(specific, method, targetClass, BloomGuard.class);
-        BloomPut put = find(specific, method, targetClass, BloomPut.class);
+        List<Method> candidates = candidates(specific, method, targetClass);
+        BloomGuard guard = find(candidates, method, targetClass, BloomGuard.class);
+        BloomPut put = find(candidates, method, targetClass, BloomPut.class);
         if (guard == null && put == null) {
             return NONE;
         }
-        Method declaration = declaration(specific, method, targetClass);
+        Method guardDeclaration = declaration(candidates, BloomGuard.class, method);
+        Method putDeclaration = declaration(candidates, BloomPut.class, method);
+        Method declaration = guard != null ? guardDeclaration : putDeclaration;
         String where = ClassUtils.getQualifiedMethodName(declaration, targetClass);
-        return new BloomOperations(guard == null ? null : guard(guard, declaration, where),
-                put == null ? null : put(put, declaration, where), ReturnKind.of(declaration, where));
+        return new BloomOperations(guard == null ? null : guard(guard, guardDeclaration, where),
+                put == null ? null : put(put, putDeclaration, where), ReturnKind.of(declaration, where));
     }
 
     /**
-     * The method whose parameter names and return type a key expression is compiled against: the
-     * target class's own method, the invoked one, or the interface method that declares them. A JDK
-     * proxy's class (a Spring Data repository is one) has methods with neither parameter names nor
-     * generics, so when the auto-proxy creator offers one of those, the interface declaration stands
-     * in for it; bridge methods give way to the methods they bridge to.
+     * The methods that may declare the annotations, parameter names and return type of
+     * {@code method} called on {@code targetClass}, most specific first: the target class's own
+     * method, the invoked one, and the declarations of every interface of either, each with the
+     * method a bridge stands for. A JDK proxy's class (a Spring Data repository is one) is left
+     * out: its methods have neither parameter names nor generics, and which interface's method
+     * the proxy hands over (a generic base interface's, or {@code CrudRepository}'s) is chance.
      */
-    private Method declaration(Method specific, Method method, Class<?> targetClass) {
+    private static List<Method> candidates(Method specific, Method method, Class<?> targetClass) {
         Set<Method> candidates = new LinkedHashSet<>();
         addCandidate(candidates, specific);
         addCandidate(candidates, method);
@@ -108,19 +117,31 @@ public final class BloomOperationSource {
                 addCandidate(candidates, declared);
             }
         }
-        Method fallback = null;
+        candidates.removeIf(candidate -> Proxy.isProxyClass(candidate.getDeclaringClass()));
+        return new ArrayList<>(candidates);
+    }
+
+    /**
+     * The method a key expression is compiled against: the one that declares the annotation
+     * itself, whose parameter names the expression was written with; else the most specific one
+     * whose parameter names are known (a type-level annotation); else the first.
+     */
+    private Method declaration(List<Method> candidates, Class<? extends Annotation> type, Method method) {
         for (Method candidate : candidates) {
-            if (Proxy.isProxyClass(candidate.getDeclaringClass())) {
-                continue;
-            }
-            if (fallback == null) {
-                fallback = candidate;
-            }
-            if (candidate.getParameterCount() == 0 || parameterNames.getParameterNames(candidate) != null) {
+            if (MergedAnnotations.from(candidate, SearchStrategy.DIRECT).isPresent(type) && hasNames(candidate)) {
                 return candidate;
             }
         }
-        return fallback != null ? fallback : method;
+        for (Method candidate : candidates) {
+            if (hasNames(candidate)) {
+                return candidate;
+            }
+        }
+        return candidates.isEmpty() ? method : candidates.get(0);
+    }
+
+    private boolean hasNames(Method method) {
+        return method.getParameterCount() == 0 || parameterNames.getParameterNames(method) != null;
     }
 
     private static void addCandidate(Set<Method> candidates, Method method) {
@@ -152,15 +173,15 @@ public final class BloomOperationSource {
                         + String.join(", ", catalog.names()) + ")"));
     }
 
-    private static <A extends java.lang.annotation.Annotation> A find(Method specific, Method method,
-            Class<?> targetClass, Class<A> type) {
-        A found = AnnotatedElementUtils.findMergedAnnotation(specific, type);
-        if (found == null && specific != method) {
-            found = AnnotatedElementUtils.findMergedAnnotation(method, type);
+    private static <A extends Annotation> A find(List<Method> candidates, Method method, Class<?> targetClass,
+            Class<A> type) {
+        for (Method candidate : candidates) {
+            A found = AnnotatedElementUtils.findMergedAnnotation(candidate, type);
+            if (found != null) {
+                return found;
+            }
         }
-        if (found == null && targetClass != null) {
-            found = AnnotatedElementUtils.findMergedAnnotation(targetClass, type);
-        }
+        A found = targetClass == null ? null : AnnotatedElementUtils.findMergedAnnotation(targetClass, type);
         if (found == null) {
             found = AnnotatedElementUtils.findMergedAnnotation(method.getDeclaringClass(), type);
         }

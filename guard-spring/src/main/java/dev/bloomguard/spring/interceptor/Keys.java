@@ -9,6 +9,9 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.stream.BaseStream;
 
 import dev.bloomguard.spring.BloomGuardConfigurationException;
@@ -80,7 +83,7 @@ final class Keys {
     }
 
     private static Object of(Object value) {
-        Object key = value instanceof Optional<?> optional ? optional.orElse(null) : value;
+        Object key = unwrap(value);
         if (key == null) {
             return null;
         }
@@ -111,7 +114,7 @@ final class Keys {
     }
 
     private static void add(List<Object> elements, Object element) {
-        Object key = element instanceof Optional<?> optional ? optional.orElse(null) : element;
+        Object key = unwrap(element);
         if (key == null) {
             return;
         }
@@ -159,5 +162,26 @@ final class Keys {
     static BloomGuardException unhashable(IllegalArgumentException cause, String annotation, String method, String filter) {
         return new BloomGuardException(where(annotation, method, filter) + ": the key cannot be hashed: "
                 + cause.getMessage(), cause);
+    }
+
+    /**
+     * The value of an {@code Optional}, {@code OptionalLong}, {@code OptionalInt} or
+     * {@code OptionalDouble}, or null when empty: their own text ({@code "OptionalLong[42]"})
+     * would hash as a key no row has.
+     */
+    static Object unwrap(Object value) {
+        if (value instanceof Optional<?> optional) {
+            return optional.orElse(null);
+        }
+        if (value instanceof OptionalLong optional) {
+            return optional.isPresent() ? optional.getAsLong() : null;
+        }
+        if (value instanceof OptionalInt optional) {
+            return optional.isPresent() ? optional.getAsInt() : null;
+        }
+        if (value instanceof OptionalDouble optional) {
+            return optional.isPresent() ? optional.getAsDouble() : null;
+        }
+        return value;
     }
 }

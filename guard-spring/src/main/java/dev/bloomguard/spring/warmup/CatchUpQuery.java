@@ -43,8 +43,11 @@ public final class CatchUpQuery {
     private final int parameters;
     private final Duration overlap;
     private final Duration interval;
+    private final String keyColumn;
 
-    private CatchUpQuery(DataSource dataSource, String sql, int parameters, Duration overlap, Duration interval) {
+    private CatchUpQuery(DataSource dataSource, String sql, int parameters, Duration overlap, Duration interval,
+            String keyColumn) {
+        this.keyColumn = keyColumn;
         this.dataSource = dataSource;
         this.sql = sql;
         this.parameters = parameters;
@@ -58,10 +61,12 @@ public final class CatchUpQuery {
     }
 
     /**
-     * @param sql a query whose first column is the key, with {@code :since} where the time goes
+     * @param sql a query with {@code :since} where the time goes, whose key is its only column or
+     *        the one {@code keyColumn} names (the warmup's {@code key-column}), as in the warmup query
      * @throws IllegalArgumentException when {@code sql} has no {@code :since}
      */
-    public static CatchUpQuery of(DataSource dataSource, String sql, Duration overlap, Duration interval) {
+    public static CatchUpQuery of(DataSource dataSource, String sql, Duration overlap, Duration interval,
+            String keyColumn) {
         Matcher matcher = SINCE.matcher(sql);
         int parameters = 0;
         StringBuilder positional = new StringBuilder();
@@ -73,7 +78,7 @@ public final class CatchUpQuery {
         if (parameters == 0) {
             throw new IllegalArgumentException("has no :since parameter");
         }
-        return new CatchUpQuery(dataSource, positional.toString(), parameters, overlap, interval);
+        return new CatchUpQuery(dataSource, positional.toString(), parameters, overlap, interval, keyColumn);
     }
 
     /** How often the query runs. */
@@ -90,7 +95,8 @@ public final class CatchUpQuery {
             }
         }
         catch (SQLException ex) {
-            log.debug("SELECT CURRENT_TIMESTAMP failed ({}); using the application's clock", ex.getMessage());
+            log.warn("SELECT CURRENT_TIMESTAMP failed ({}); the catch-up's since comes from the application's clock,"
+                    + " so set warmup.catch-up-overlap above any skew between it and the database's", ex.getMessage());
         }
         return new Timestamp(System.currentTimeMillis());
     }
@@ -112,8 +118,9 @@ public final class CatchUpQuery {
             }
             try (ResultSet rows = statement.executeQuery()) {
                 List<Object> batch = new ArrayList<>(ADD_BATCH);
+                int column = KeyColumn.of(rows.getMetaData(), keyColumn, filter.name()).index();
                 while (rows.next()) {
-                    Object key = rows.getObject(1);
+                    Object key = rows.getObject(column);
                     if (key != null) {
                         batch.add(key);
                     }

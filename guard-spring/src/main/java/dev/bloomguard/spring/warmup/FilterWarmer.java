@@ -77,6 +77,8 @@ public final class FilterWarmer implements SmartLifecycle {
     private final Duration lockTtl;
     private final Duration waitPoll;
     private final Map<String, CompletableFuture<LoadReport>> running = new ConcurrentHashMap<>();
+    /** How long a filter whose load was refused as too small waits before it is read again, without a rebuild interval. */
+    static final Duration REFUSED_RETRY = Duration.ofMinutes(10);
     private final Map<String, Long> retryNotBefore = new ConcurrentHashMap<>();
     private final Map<String, Duration> retryDelay = new ConcurrentHashMap<>();
     private final Map<String, Failure> lastFailures = new ConcurrentHashMap<>();
@@ -233,7 +235,9 @@ public final class FilterWarmer implements SmartLifecycle {
                                 : previous.multipliedBy(2));
                 LoadRefusedException refused = refusal(ex);
                 if (refused != null) {
-                    refused(task, refused, task.rebuildInterval().isZero() ? delay : task.rebuildInterval());
+                    // A refusal is not a passing fault: reading the whole table again soon would be refused again.
+                    delay = task.rebuildInterval().isZero() ? REFUSED_RETRY : task.rebuildInterval();
+                    refused(task, refused, delay);
                 }
                 else {
                     retryNotBefore.put(name, System.nanoTime() + delay.toNanos());

@@ -12,11 +12,12 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.BloomGuardConfigurationException;
 import dev.bloomguard.spring.BootNames;
 import dev.bloomguard.spring.RealServers;
 
 /**
- * Two applications on one Redis, each with a filter named {@code user}: the default key prefix
+ * Two applications on one Redis, each with a filter of the same name: the default key prefix
  * carries {@code spring.application.name}, so neither reads nor overwrites the other's filter.
  */
 class KeyPrefixTests {
@@ -24,26 +25,54 @@ class KeyPrefixTests {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(BootNames.redisAutoConfiguration(), BloomGuardAutoConfiguration.class))
             .withPropertyValues(RealServers.redisProperties())
-            .withPropertyValues("bloom-guard.filters.user.expected-insertions=1000", "bloom-guard.redis-timeout=5s");
+            .withPropertyValues("bloom-guard.filters.tenant.expected-insertions=1000", "bloom-guard.redis-timeout=5s");
 
     @Test
     void defaultPrefixIsBgAndTheApplicationName() {
         runner.withPropertyValues("spring.application.name=Orders Service").run(context -> assertThat(
-                context.getBean(BloomFilterRegistry.class).filter("user").keys().live()).startsWith("bg:Orders-Service:{user:"));
-        runner.run(context -> assertThat(context.getBean(BloomFilterRegistry.class).filter("user").keys().live())
-                .startsWith("bg:{user:"));
+                context.getBean(BloomFilterRegistry.class).filter("tenant").keys().live()).startsWith("bg:Orders-Service:{tenant:"));
+        runner.run(context -> assertThat(context.getBean(BloomFilterRegistry.class).filter("tenant").keys().live())
+                .startsWith("bg:{tenant:"));
         runner.withPropertyValues("spring.application.name=orders", "bloom-guard.key-prefix=bg").run(context -> assertThat(
-                context.getBean(BloomFilterRegistry.class).filter("user").keys().live()).startsWith("bg:{user:"));
+                context.getBean(BloomFilterRegistry.class).filter("tenant").keys().live()).startsWith("bg:{tenant:"));
+    }
+
+    @Test
+    void anUpgradeThatWouldLeaveAFilterOfEarlierReleasesBehindStopsAtStartup() {
+        List<Long> keys = LongStream.rangeClosed(1, 500).boxed().toList();
+        // An instance of an earlier release: every application's prefix was bg.
+        runner.withPropertyValues("bloom-guard.key-prefix=bg", "bloom-guard.filters.legacy.expected-insertions=1000")
+                .run(earlier -> earlier.getBean(BloomFilterRegistry.class).filter("legacy").load(keys.stream()));
+
+        runner.withPropertyValues("spring.application.name=upgraded", "bloom-guard.filters.legacy.expected-insertions=1000")
+                .run(upgraded -> {
+                    assertThat(upgraded).hasFailed();
+                    Throwable cause = upgraded.getStartupFailure();
+                    while (cause != null && !(cause instanceof BloomGuardConfigurationException)) {
+                        cause = cause.getCause();
+                    }
+                    assertThat(cause).isNotNull();
+                    assertThat(cause.getMessage()).contains("filter 'legacy'", "bloom-guard.key-prefix=bg",
+                            "bloom-guard.key-prefix=bg:upgraded");
+                });
+
+        runner.withPropertyValues("spring.application.name=upgraded", "bloom-guard.key-prefix=bg",
+                "bloom-guard.filters.legacy.expected-insertions=1000").run(pinned -> {
+                    RedisBloomFilter legacy = pinned.getBean(BloomFilterRegistry.class).filter("legacy");
+                    assertThat(legacy.checkAll(keys)).containsOnly(Membership.PRESENT);
+                    assertThat(legacy.checkAll(LongStream.rangeClosed(1_001, 2_000).boxed().toList()))
+                            .filteredOn(Membership.ABSENT::equals).hasSizeGreaterThan(950);
+                });
     }
 
     @Test
     void twoApplicationsWithTheSameFilterNameDoNotShareIt() {
         List<Long> ordersKeys = LongStream.rangeClosed(1, 500).boxed().toList();
         runner.withPropertyValues("spring.application.name=prefix-orders").run(orders -> {
-            RedisBloomFilter ordersUsers = orders.getBean(BloomFilterRegistry.class).filter("user");
+            RedisBloomFilter ordersUsers = orders.getBean(BloomFilterRegistry.class).filter("tenant");
             ordersUsers.load(ordersKeys.stream());
             runner.withPropertyValues("spring.application.name=prefix-billing").run(billing -> {
-                RedisBloomFilter billingUsers = billing.getBean(BloomFilterRegistry.class).filter("user");
+                RedisBloomFilter billingUsers = billing.getBean(BloomFilterRegistry.class).filter("tenant");
                 billingUsers.load(LongStream.rangeClosed(1_001, 1_500).boxed());
                 // Each application's own keys pass, and the other's keys are its own business.
                 assertThat(ordersUsers.checkAll(ordersKeys)).containsOnly(Membership.PRESENT);

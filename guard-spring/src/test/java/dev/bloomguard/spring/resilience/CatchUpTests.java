@@ -68,6 +68,26 @@ class CatchUpTests {
     }
 
     @Test
+    void aCatchUpQueryOfSeveralColumnsAddsTheWarmupsKeyColumn() throws Exception {
+        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), prefix(), TABLE,
+                "SELECT created_at, id FROM " + TABLE,
+                "bloom-guard.filters.user.warmup.key-column=id",
+                "bloom-guard.filters.user.warmup.catch-up-sql=SELECT created_at, id FROM " + TABLE
+                        + " WHERE created_at > :since",
+                "bloom-guard.filters.user.warmup.catch-up-interval=300ms")) {
+            RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            RealServers.execute("INSERT INTO " + TABLE + " (id) VALUES (6000001)");
+
+            await("the catch-up query", Duration.ofSeconds(10), () -> filter.check(6_000_001L) == Membership.PRESENT);
+
+            assertThat(directory.find(6_000_001L)).isEqualTo(6_000_001L);
+            long rejected = LongStream.iterate(1, id -> id + 2).limit(1_000).filter(id -> rejects(directory, id)).count();
+            assertThat(rejected).as("absent ids rejected").isGreaterThan(950);
+        }
+    }
+
+    @Test
     void startupNamesAFilterThatLearnsOfOtherWritersOnlyThroughBloomPut(CapturedOutput output) {
         try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), prefix(), TABLE, WARMUP_SQL)) {
             assertThat(output.getOut() + output.getErr()).contains("Filter 'user'")

@@ -59,6 +59,9 @@ class SpringDataJdbcRepositoryTests {
     @Autowired
     OrderRepository orders;
 
+    @Autowired
+    OrderCrudRepository orderCrud;
+
     @Test
     void findByIdOnTheRepositoryInterfacePassesPresentIdsAndRejectsAbsentOnes() {
         for (long id = 1; id <= ROWS; id++) {
@@ -83,6 +86,15 @@ class SpringDataJdbcRepositoryTests {
             assertThat(orders.findById(id)).isPresent();
         }
         assertThat(Rejections.count(LongStream.rangeClosed(1_000_001, 1_001_000).boxed().toList(), orders::findById))
+                .isGreaterThan(950);
+    }
+
+    @Test
+    void aGuardOnABaseInterfaceHoldsBesideCrudRepositorysOwnDeclaration() {
+        for (long id = 1; id <= ROWS; id += 3) {
+            assertThat(orderCrud.findById(id)).isPresent();
+        }
+        assertThat(Rejections.count(LongStream.rangeClosed(1_000_001, 1_001_000).boxed().toList(), orderCrud::findById))
                 .isGreaterThan(950);
     }
 
