@@ -15,26 +15,27 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every Java example in the README is code that a test runs: each {@code ```java} block must
+ * Every Java or Kotlin example in the README is code that a test runs: each {@code ```java} or
+ * {@code ```kotlin} block must
  * appear, line for line (indentation aside), in a source file of the project's modules, where a
  * test compiles and exercises it. An example edited in the README alone fails here.
  */
 class ReadmeExamplesTests {
 
-    private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern CODE_BLOCK = Pattern.compile("```(?:java|kotlin)\\n(.*?)```", Pattern.DOTALL);
 
     @Test
-    void everyJavaExampleInTheReadmeIsInTheSourcesTheTestsRun() throws IOException {
+    void everyCodeExampleInTheReadmeIsInTheSourcesTheTestsRun() throws IOException {
         Path root = projectRoot();
         List<String> examples = new ArrayList<>();
-        Matcher block = JAVA_BLOCK.matcher(Files.readString(root.resolve("README.md")));
+        Matcher block = CODE_BLOCK.matcher(Files.readString(root.resolve("README.md")));
         while (block.find()) {
             examples.add(normalized(block.group(1)));
         }
-        assertThat(examples).as("Java examples in the README").hasSizeGreaterThanOrEqualTo(3);
+        assertThat(examples).as("Java and Kotlin examples in the README").hasSizeGreaterThanOrEqualTo(5);
         List<String> sources;
         try (Stream<Path> files = Files.walk(root)) {
-            sources = files.filter(file -> file.toString().endsWith(".java"))
+            sources = files.filter(file -> file.toString().endsWith(".java") || file.toString().endsWith(".kt"))
                     .filter(file -> !file.toString().contains("/target/"))
                     .map(ReadmeExamplesTests::read).map(ReadmeExamplesTests::normalized).toList();
         }

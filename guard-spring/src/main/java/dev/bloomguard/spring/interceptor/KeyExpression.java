@@ -136,7 +136,7 @@ abstract sealed class KeyExpression {
     private static String available(Method method, String[] names, boolean resultAllowed) {
         List<String> available = new ArrayList<>();
         for (int i = 0; i < method.getParameterCount(); i++) {
-            if (names != null) {
+            if (names != null && i < names.length) {
                 available.add("#" + names[i]);
             }
             available.add("#p" + i);

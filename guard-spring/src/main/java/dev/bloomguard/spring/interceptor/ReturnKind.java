@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.util.ClassUtils;
@@ -36,6 +37,9 @@ final class ReturnKind {
     private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
             ReturnKind.class.getClassLoader());
 
+    private static final boolean COROUTINES_REACTOR_PRESENT = ClassUtils.isPresent(
+            "kotlinx.coroutines.reactor.MonoKt", ReturnKind.class.getClassLoader());
+
     private final Kind kind;
     private final ReactiveAdapter adapter;
 
@@ -48,6 +52,9 @@ final class ReturnKind {
      * @throws BloomGuardConfigurationException naming {@code where} for a return type the guard cannot handle
      */
     static ReturnKind of(Method method, String where) {
+        if (KotlinDetector.isSuspendingFunction(method)) {
+            return suspending(method, where);
+        }
         Class<?> type = method.getReturnType();
         if (type == CompletableFuture.class || type == CompletionStage.class) {
             return new ReturnKind(Kind.STAGE, null);
@@ -71,6 +78,20 @@ final class ReturnKind {
                     + ", which the guard handles through Project Reactor; add io.projectreactor:reactor-core");
         }
         return new ReturnKind(Kind.REACTIVE, adapter);
+    }
+
+    /**
+     * A Kotlin {@code suspend} function: inside Spring's proxies its invocation yields a
+     * {@code Mono} (Spring's coroutine support turns it back into a suspension for the caller),
+     * so it is guarded as a method returning one, and {@code #result} is the function's value.
+     */
+    private static ReturnKind suspending(Method method, String where) {
+        if (!REACTOR_PRESENT || !COROUTINES_REACTOR_PRESENT) {
+            throw new BloomGuardConfigurationException(where + ": is a Kotlin suspend function, which Spring's proxies"
+                    + " run through Project Reactor; add org.jetbrains.kotlinx:kotlinx-coroutines-reactor");
+        }
+        Class<?> mono = ClassUtils.resolveClassName("reactor.core.publisher.Mono", ReturnKind.class.getClassLoader());
+        return new ReturnKind(Kind.REACTIVE, ReactiveAdapterRegistry.getSharedInstance().getAdapter(mono));
     }
 
     Kind kind() {
