@@ -12,7 +12,6 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.bloomguard.spring.BloomGuard;
-import dev.bloomguard.spring.BloomGuardConfigurationException;
 import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.BloomPut;
@@ -75,16 +74,7 @@ class KeyExpressionStartupTests {
     }
 
     private <T> void assertStartupFails(Class<T> type, Supplier<T> bean, String... fragments) {
-        runner.withBean(type, bean).run(context -> {
-            assertThat(context).hasFailed();
-            Throwable cause = context.getStartupFailure();
-            while (cause != null && !(cause instanceof BloomGuardConfigurationException)) {
-                cause = cause.getCause();
-            }
-            assertThat(cause).as("a BloomGuardConfigurationException behind %s", context.getStartupFailure())
-                    .isNotNull();
-            assertThat(cause.getMessage()).contains(fragments);
-        });
+        runner.withBean(type, bean).run(StartupFailures.failsWith(fragments));
     }
 
     static class TypoInCompoundKey {

@@ -12,7 +12,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.spring.BloomFilterRegistry;
-import dev.bloomguard.spring.BloomGuardConfigurationException;
 import dev.bloomguard.spring.BootNames;
 import dev.bloomguard.spring.RealServers;
 
@@ -45,16 +44,8 @@ class KeyPrefixTests {
                 .run(earlier -> earlier.getBean(BloomFilterRegistry.class).filter("legacy").load(keys.stream()));
 
         runner.withPropertyValues("spring.application.name=upgraded", "bloom-guard.filters.legacy.expected-insertions=1000")
-                .run(upgraded -> {
-                    assertThat(upgraded).hasFailed();
-                    Throwable cause = upgraded.getStartupFailure();
-                    while (cause != null && !(cause instanceof BloomGuardConfigurationException)) {
-                        cause = cause.getCause();
-                    }
-                    assertThat(cause).isNotNull();
-                    assertThat(cause.getMessage()).contains("filter 'legacy'", "bloom-guard.key-prefix=bg",
-                            "bloom-guard.key-prefix=bg:upgraded");
-                });
+                .run(StartupFailures.failsWith("filter 'legacy'", "bloom-guard.key-prefix=bg",
+                        "bloom-guard.key-prefix=bg:upgraded"));
 
         runner.withPropertyValues("spring.application.name=upgraded", "bloom-guard.key-prefix=bg",
                 "bloom-guard.filters.legacy.expected-insertions=1000").run(pinned -> {

@@ -1,5 +1,6 @@
 package dev.bloomguard.spring.autoconfigure;
 
+import static dev.bloomguard.spring.autoconfigure.StartupFailures.failsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Optional;
@@ -8,14 +9,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import dev.bloomguard.spring.BootNames;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.bloomguard.spring.BloomGuard;
-import dev.bloomguard.spring.BloomGuardConfigurationException;
 import dev.bloomguard.spring.BloomPut;
 import dev.bloomguard.spring.RealServers;
 
@@ -266,19 +264,6 @@ class StartupFailureTests {
         runner.withPropertyValues("bloom-guard.filters.user.warmup.catch-up-sql=SELECT id FROM users WHERE created_at > :since")
                 .run(failsWith("bloom-guard.filters.user.warmup.catch-up-sql is set but",
                         "bloom-guard.filters.user.warmup.sql is not"));
-    }
-
-    private static ContextConsumer<AssertableApplicationContext> failsWith(String... fragments) {
-        return context -> {
-            assertThat(context).hasFailed();
-            Throwable failure = context.getStartupFailure();
-            Throwable cause = failure;
-            while (cause != null && !(cause instanceof BloomGuardConfigurationException)) {
-                cause = cause.getCause();
-            }
-            assertThat(cause).as("a BloomGuardConfigurationException behind %s", failure).isNotNull();
-            assertThat(cause.getMessage()).contains(fragments);
-        };
     }
 
     public interface Finder {
