@@ -3,6 +3,7 @@ package dev.bloomguard.core;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import java.lang.management.ManagementFactory;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -78,7 +79,7 @@ public final class RedisBloomFilter {
      * Starts the journal entry a load leaves to find at its swap: 13 bytes, so never taken for an
      * add's packed offsets, whose length is a multiple of 4.
      */
-    private static final String LOAD_MARK = "load:";
+    private static final SecureRandom MARKS = new SecureRandom();
 
     /** A staging key left by a crashed load disappears by itself after this. */
     private static final Duration STAGING_EXPIRY = Duration.ofHours(1);
@@ -707,17 +708,29 @@ public final class RedisBloomFilter {
         }
     }
 
+    /**
+     * A load's mark in the journals: three 4-byte offsets, as adds are packed, so that a swap of an
+     * earlier release (which replays every entry as offsets, and fails on any other length) reads
+     * it harmlessly: the ready marker's offset, which no add has and which the swap script of this
+     * release recognises, then two random offsets below 65,536 that make the mark this load's own
+     * (to an earlier release they are two set bits, that is, two possible false positives).
+     */
+    private byte[] journalMark() {
+        return java.nio.ByteBuffer.allocate(12).putInt((int) geometry.markerOffset())
+                .putShort((short) 0).putShort((short) MARKS.nextInt(1 << 16))
+                .putShort((short) 0).putShort((short) MARKS.nextInt(1 << 16)).array();
+    }
+
     /** A load begun by {@link #beginLoad}; closing it ends the load, whether or not it swapped. */
     public final class PendingLoad implements AutoCloseable {
 
         private final long started = System.nanoTime();
-        private final String token = LOAD_MARK + UUID.randomUUID().toString().substring(0, 8);
+        private final byte[] mark = journalMark();
         private boolean used;
         private boolean swapped;
 
         private PendingLoad() {
             List<BitmapStore.ShardAdds> marks = new ArrayList<>(geometry.shards());
-            byte[] mark = token.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
             for (int shard = 0; shard < geometry.shards(); shard++) {
                 marks.add(new BitmapStore.ShardAdds(keys.journal(shard), List.of(mark), keys.live(shard), new long[0]));
             }
@@ -736,7 +749,7 @@ public final class RedisBloomFilter {
                 throw new IllegalStateException("a pending load of filter '" + name + "' loads once");
             }
             used = true;
-            LoadReport report = loadBegun(source, sourceId, force, started, token);
+            LoadReport report = loadBegun(source, sourceId, force, started, mark);
             swapped = true;
             return report;
         }
@@ -747,7 +760,7 @@ public final class RedisBloomFilter {
             try {
                 if (!swapped) {
                     for (int shard = 0; shard < geometry.shards(); shard++) {
-                        store.listRemove(keys.journal(shard), token.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                        store.listRemove(keys.journal(shard), mark);
                     }
                 }
             }
@@ -761,7 +774,7 @@ public final class RedisBloomFilter {
         }
     }
 
-    private LoadReport loadBegun(Iterator<?> source, String sourceId, boolean force, long started, String token) {
+    private LoadReport loadBegun(Iterator<?> source, String sourceId, boolean force, long started, byte[] token) {
         int shards = geometry.shards();
         String[] staging = new String[shards];
         long[] lengths = new long[shards];

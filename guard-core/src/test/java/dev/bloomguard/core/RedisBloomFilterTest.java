@@ -160,6 +160,51 @@ class RedisBloomFilterTest {
         assertThat(measured).isBetween(0.5 * fpp, 1.5 * fpp);
     }
 
+    /** The swap script of release 0.1, which replays every journal entry as packed 4-byte offsets. */
+    private static final String SWAP_SCRIPT_0_1 = """
+            if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+            local entries = redis.call('LRANGE', KEYS[3], 0, -1)
+            for i = 1, #entries do
+              local entry = entries[i]
+              for j = 1, #entry, 4 do
+                local b1, b2, b3, b4 = string.byte(entry, j, j + 3)
+                redis.call('SETBIT', KEYS[1], ((b1 * 256 + b2) * 256 + b3) * 256 + b4, 1)
+              end
+            end
+            redis.call('PERSIST', KEYS[1])
+            redis.call('RENAME', KEYS[1], KEYS[2])
+            redis.call('DEL', KEYS[3], KEYS[4])
+            if #ARGV > 0 then redis.call('HSET', KEYS[4], unpack(ARGV)) end
+            return #entries
+            """;
+
+    /**
+     * A load killed mid-way (its mark never taken out) during a rolling upgrade, then a swap by an
+     * instance still on 0.1: the mark must read to that script as ordinary offsets, not grow the
+     * bitmap to hundreds of megabytes and fail; and a later load of this release still swaps and
+     * replays every real add.
+     */
+    @Test
+    void aMarkLeftByAKilledLoadIsHarmlessToTheSwapOfAnEarlierRelease() {
+        RedisBloomFilter filter = filter(FilterGeometry.of(10_000, 0.01));
+        filter.load(LongStream.rangeClosed(1, 1_000).boxed());
+        filter.beginLoad(); // never closed: the process died
+        filter.add(5_000L);
+        String staging = filter.keys().newStaging(0);
+        try (RedisConnection connection = connectionFactory.getConnection()) {
+            byte[] bitmap = new byte[(int) filter.geometry().byteSize()];
+            connection.stringCommands().set(staging.getBytes(UTF_8), bitmap);
+            Long replayed = connection.scriptingCommands().eval(SWAP_SCRIPT_0_1.getBytes(UTF_8),
+                    org.springframework.data.redis.connection.ReturnType.INTEGER, 4, staging.getBytes(UTF_8),
+                    (filter.keys().live(0) + ":old").getBytes(UTF_8), filter.keys().journal(0).getBytes(UTF_8),
+                    (filter.keys().meta(0) + ":old").getBytes(UTF_8));
+            assertThat(replayed).as("the mark and the add, replayed without an error").isEqualTo(2);
+            assertThat(connection.stringCommands().strLen((filter.keys().live(0) + ":old").getBytes(UTF_8)))
+                    .as("the bitmap did not grow past the marker's byte and the mark's low offsets")
+                    .isLessThanOrEqualTo(Math.max(filter.geometry().byteSize(), 8_192));
+        }
+    }
+
     @Test
     void aFirstLoadOfAnEmptyTableGoesLiveButALoadFarSmallerThanTheLiveFilterIsRefusedUnlessForced() {
         RedisBloomFilter filter = filter(FilterGeometry.of(10_000, 0.01));

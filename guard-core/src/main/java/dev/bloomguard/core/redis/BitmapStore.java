@@ -132,7 +132,7 @@ public interface BitmapStore {
      * @param population its set bits
      * @param journalMark the entry the load pushed onto the journal before reading its source
      */
-    record Staging(String key, long length, long population, String journalMark) {
+    record Staging(String key, long length, long population, byte[] journalMark) {
     }
 
     /**

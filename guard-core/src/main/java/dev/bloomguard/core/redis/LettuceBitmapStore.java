@@ -72,10 +72,12 @@ public final class LettuceBitmapStore implements BitmapStore {
               if entries[i] == ARGV[3] then marked = true end
             end
             if not marked then return -2 end
+            local markPrefix = string.sub(ARGV[3], 1, 4)
             local replayed = 0
             for i = 1, #entries do
               local entry = entries[i]
-              if #entry % 4 == 0 then
+              local isMark = #entry == #ARGV[3] and string.sub(entry, 1, 4) == markPrefix
+              if #entry % 4 == 0 and not isMark then
                 replayed = replayed + 1
                 for j = 1, #entry, 4 do
                   local b1, b2, b3, b4 = string.byte(entry, j, j + 3)
@@ -302,7 +304,7 @@ public final class LettuceBitmapStore implements BitmapStore {
         byte[][] keys = { bytes(staging.key()), bytes(live), bytes(journalKey), bytes(metaKey) };
         byte[][] arguments = java.util.stream.Stream.concat(
                 java.util.stream.Stream.of(bytes(Long.toString(staging.length())),
-                        bytes(Long.toString(staging.population())), bytes(staging.journalMark())),
+                        bytes(Long.toString(staging.population())), staging.journalMark()),
                 meta.entrySet().stream()
                         .flatMap(entry -> java.util.stream.Stream.of(bytes(entry.getKey()), bytes(entry.getValue()))))
                 .toArray(byte[][]::new);
