@@ -33,6 +33,10 @@ import dev.bloomguard.spring.metrics.GuardMetrics;
  *
  * <p>Only an {@link Membership#ABSENT} answer rejects a call (and, by policy, an unreachable
  * Redis); a filter that cannot tell always lets the call through.
+ *
+ * <p>Size: the blocking and the asynchronous forms of check and add still share this class with
+ * the retry of refused adds; issue 15 puts it on Spring's cache pattern (a thin interceptor over
+ * aspect-agnostic support, one handler per return kind).
  */
 public final class BloomGuardInterceptor implements MethodInterceptor {
 
@@ -55,8 +59,10 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     private final Supplier<BloomFilterRegistry> registry;
     private final Supplier<GuardMetrics> metrics;
     private final boolean blockWhenUnavailable;
+    /** The innermost plain call with a put that is under way on this thread; see {@link #invoke}. */
+    private static final ThreadLocal<PutDone> PUT_DONE = new ThreadLocal<>();
+
     private final PendingAdds pendingAdds;
-    private volatile boolean plainPutsInside;
     private volatile BloomFilterRegistry resolvedRegistry;
     private volatile GuardMetrics resolvedMetrics;
 
@@ -117,19 +123,30 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             }
             return guard.emptyResult().get();
         }
-        if (plainPutsInside) {
+        if (operations.put() == null) {
             return invocation.proceed();
         }
-        Object result = invocation.proceed();
-        if (operations.put() != null) {
+        // BloomPutAdvisor, inside any transaction, normally adds the key; should it not be in this
+        // proxy's chain (a proxy built by hand with this advisor alone), the add happens here.
+        PutDone outer = PUT_DONE.get();
+        PutDone mine = new PutDone();
+        PUT_DONE.set(mine);
+        Object result;
+        try {
+            result = invocation.proceed();
+        }
+        finally {
+            PUT_DONE.set(outer);
+        }
+        if (!mine.done) {
             add(operations.put(), target, arguments, result);
         }
         return result;
     }
 
-    /** From now on {@link BloomPutAdvisor}, ordered inside transactions, adds the keys of plain-value methods. */
-    void addPlainPutsInside() {
-        plainPutsInside = true;
+    /** Whether the put of the call that set it was made by {@link BloomPutAdvisor}'s advice. */
+    private static final class PutDone {
+        private boolean done;
     }
 
     /** {@link BloomPutAdvisor}'s advice: runs the method, then adds its key, inside any transaction around it. */
@@ -140,6 +157,10 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         Object result = invocation.proceed();
         if (operations != null && operations.put() != null && operations.returns().kind() == ReturnKind.Kind.PLAIN) {
             add(operations.put(), target, invocation.getArguments(), result);
+            PutDone call = PUT_DONE.get();
+            if (call != null) {
+                call.done = true;
+            }
         }
         return result;
     }

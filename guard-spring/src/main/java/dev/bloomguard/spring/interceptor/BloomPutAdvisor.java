@@ -46,7 +46,6 @@ public final class BloomPutAdvisor extends AbstractPointcutAdvisor {
             }
         };
         this.advice = interceptor::proceedAndAdd;
-        interceptor.addPlainPutsInside();
         setOrder(ORDER);
     }
 
