@@ -60,6 +60,10 @@ import dev.bloomguard.spring.warmup.SqlKeySource;
  * The starter's core: the filters from {@code bloom-guard.filters}, the advisor behind
  * {@code @BloomGuard}/{@code @BloomPut}, and the SQL warmup. Every bean can be replaced by
  * declaring one of the same type.
+ *
+ * <p>Size: the filters, both advisors and the warmer, with the startup checks each needs (key
+ * types read from the warmup column, the earlier key prefix); issue 15 moves the conversion of
+ * properties into filter specifications out of here.
  */
 @AutoConfiguration(afterName = {
         // Spring Boot 3 and Spring Boot 4 names of each: Boot ignores the one that does not exist.

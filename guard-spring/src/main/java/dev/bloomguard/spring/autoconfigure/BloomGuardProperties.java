@@ -13,6 +13,9 @@ import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
 /**
  * Settings under {@code bloom-guard}. Checked at startup by {@link FilterSettingsValidator}: a
  * bad value fails the application before it serves a request, naming the property.
+ *
+ * <p>Size: a properties holder, one nested class per level with a described field per property;
+ * it grows with the configuration, not with logic.
  */
 @ConfigurationProperties(prefix = "bloom-guard")
 public class BloomGuardProperties {

@@ -37,6 +37,9 @@ import dev.bloomguard.spring.BloomGuardException;
  * at startup. A blocking startup warmup runs on the starting thread, before the web server
  * takes traffic, and a failure stops startup; everything else runs in the background and is
  * retried with backoff.
+ *
+ * <p>Size: startup warmup, re-warm, rebuild, catch-up, refusals and retries of every filter;
+ * issue 15 has the filter publish events that the warmer subscribes to, which splits it.
  */
 public final class FilterWarmer implements SmartLifecycle {
 
