@@ -45,14 +45,24 @@ final class InMemoryBitmapStore implements BitmapStore {
     }
 
     @Override
-    public void setBits(String key, long[] offsets, int count) {
+    public List<AddReceipt> journalAndSetBitsMany(List<ShardAdds> adds) {
         throw new UnsupportedOperationException("the benchmark only reads");
     }
 
     @Override
-    public void journalAndSetBits(String journalKey, List<byte[]> entries, long journalCapacity, String bitmapKey,
-            long[] offsets, int count) {
-        throw new UnsupportedOperationException("the benchmark only reads");
+    public long beginJournalLoad(JournalKeys journal, String token, byte[] mark, Duration ttl) {
+        return 0;
+    }
+
+    @Override
+    public long[] replayJournal(Staging staging, JournalKeys journal, String list, long start, int count,
+            boolean verifyUpload) {
+        return new long[] { 0, 0 };
+    }
+
+    @Override
+    public long maintainJournal(JournalKeys journal, Duration retention, long capacity) {
+        return 0;
     }
 
     @Override
@@ -80,13 +90,29 @@ final class InMemoryBitmapStore implements BitmapStore {
     }
 
     @Override
-    public long swapIn(Staging staging, String live, String journalKey, String metaKey, Map<String, String> meta) {
+    public long swapIn(Staging staging, String live, JournalKeys journal, long tailStart, String metaKey,
+            Map<String, String> meta) {
         byte[] bitmap = values.remove(staging.key());
         if (bitmap == null) {
             return STAGING_ALTERED;
         }
         values.put(live, bitmap);
         return 0;
+    }
+
+    @Override
+    public Heartbeat heartbeat(String instancesKey, String generationsKey, String instanceId, String instanceValue,
+            String generation) {
+        throw new UnsupportedOperationException("the benchmark only reads");
+    }
+
+    @Override
+    public void hashDelete(String key, String field) {
+    }
+
+    @Override
+    public void clearBit(String key, long offset) {
+        throw new UnsupportedOperationException("the benchmark only reads");
     }
 
     @Override
@@ -110,8 +136,10 @@ final class InMemoryBitmapStore implements BitmapStore {
     }
 
     @Override
-    public void delete(String key) {
-        values.remove(key);
+    public void delete(String... keys) {
+        for (String key : keys) {
+            values.remove(key);
+        }
     }
 
     @Override

@@ -5,6 +5,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 import java.util.UUID;
 
 import dev.bloomguard.core.hash.KeyType;
+import dev.bloomguard.core.redis.BitmapStore;
 
 /**
  * Redis key names of one filter. The geometry is in the name, so bits written with one
@@ -14,7 +15,8 @@ import dev.bloomguard.core.hash.KeyType;
  * <p>Live key of shard i: {@code <prefix>:{<filter>:<geometry>:i}}, e.g. {@code bg:{user:m9585088k7:0}}, or
  * {@code bg:{user:m9585088k7:text-case-insensitive:0}} for a key type whose canonical form of an
  * ordinary value is not its Java-type form (see {@link #of(String, String, FilterGeometry, KeyType)});
- * beside it, in the same slot: {@code :adds} (journal), {@code :meta}, {@code :lock} and
+ * beside it, in the same slot: {@code :adds} (journal), {@code :adds:prev}, {@code :adds:since},
+ * {@code :adds:dropped}, {@code :adds:count}, {@code :loading}, {@code :meta}, {@code :lock} and
  * {@code :staging:<id>}.
  */
 public final class FilterKeys {
@@ -70,6 +72,18 @@ public final class FilterKeys {
     /** The adds journal of {@code shard}, in the shard's slot. */
     public String journal(int shard) {
         return shardLive[shard] + ":adds";
+    }
+
+    /** The keys of {@code shard}'s adds journal: the list of 0.1 ({@code :adds}) and its companions. */
+    public BitmapStore.JournalKeys journalKeys(int shard) {
+        String current = journal(shard);
+        return new BitmapStore.JournalKeys(current, current + ":prev", current + ":since", current + ":dropped",
+                shardLive[shard] + ":loading");
+    }
+
+    /** Counts the adds ever made to {@code shard}: instances remember it to notice Redis going back in time. */
+    public String addCount(int shard) {
+        return journal(shard) + ":count";
     }
 
     /** A fresh staging key for one bulk load of {@code shard}, in the shard's slot. */

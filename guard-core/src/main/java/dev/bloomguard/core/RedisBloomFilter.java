@@ -23,6 +23,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -36,6 +37,7 @@ import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.mirror.MirrorSettings;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
+import dev.bloomguard.core.rollout.FilterGenerations;
 import dev.bloomguard.core.warmup.BitmapBuilder;
 
 /**
@@ -86,6 +88,12 @@ public final class RedisBloomFilter {
      */
     private static final SecureRandom MARKS = new SecureRandom();
 
+    /**
+     * Offsets one replay step sets: about 4,000 {@code SETBIT}s, a few milliseconds of Redis time
+     * (measured in {@code RedisBloomFilterTest#replayingABigJournalHoldsRedisForMillisecondsPerCall}).
+     */
+    private static final int REPLAY_OFFSETS_PER_STEP = 4096;
+
     /** A staging key left by a crashed load disappears by itself after this. */
     private static final Duration STAGING_EXPIRY = Duration.ofHours(1);
 
@@ -97,13 +105,23 @@ public final class RedisBloomFilter {
     private final Duration checkTimeout;
     private final String instanceId;
     private final long journalCapacity;
+    private final Duration journalRetention;
     private final double maxShrink;
     private final Consumer<RedisBloomFilter> notReadyListener;
     private final BitmapMirror mirror;
+    private final FilterGenerations generations;
+    /**
+     * Tells other instances' mirrors about adds even without a mirror of its own: the filter of
+     * another configuration's generation, whose own instances may mirror it.
+     */
+    private final boolean publishesAdds;
     private volatile AutoCloseable subscription;
     private volatile boolean closed;
     private volatile boolean blockingSuspended;
     private final AtomicBoolean loading = new AtomicBoolean();
+    private final AtomicBoolean maintaining = new AtomicBoolean();
+    /** Per shard, the highest count of adds this instance has seen Redis hold; -1 before the first. */
+    private final AtomicLongArray seenAddCounts;
     private volatile LoadReport lastLoad;
 
     private RedisBloomFilter(Builder builder) {
@@ -115,13 +133,34 @@ public final class RedisBloomFilter {
         this.checkTimeout = builder.checkTimeout;
         this.instanceId = builder.instanceId;
         this.journalCapacity = builder.journalCapacity;
+        this.journalRetention = builder.journalRetention;
+        this.seenAddCounts = new AtomicLongArray(geometry.shards());
+        for (int shard = 0; shard < geometry.shards(); shard++) {
+            seenAddCounts.set(shard, -1);
+        }
         this.maxShrink = builder.maxShrink;
         this.notReadyListener = builder.notReadyListener;
         this.mirror = builder.mirror == null ? null
                 : new BitmapMirror(name, keys::live, geometry, store, builder.mirror, MIRROR_LOADER);
+        this.publishesAdds = builder.publishesAdds;
+        this.generations = builder.rolloutHeartbeat == null ? null
+                : new FilterGenerations(this, store, builder.keyPrefix, instanceId, builder.rolloutHeartbeat,
+                        builder.rolloutGrace, descriptor -> builder(name, FilterGenerations.geometry(descriptor), store)
+                                .keyPrefix(builder.keyPrefix).checkTimeout(checkTimeout).instanceId(instanceId)
+                                .keyType(FilterGenerations.keyType(descriptor)).journalRetention(journalRetention)
+                                .journalCapacity(journalCapacity).publishesAdds().build(),
+                        () -> MIRROR_LOADER.execute(this::notReady));
         if (mirror != null) {
             subscribe();
         }
+    }
+
+    /**
+     * The generations of this filter during a rolling change of its configuration, when the
+     * builder asked for them ({@link Builder#rollout}); see {@link FilterGenerations}.
+     */
+    public Optional<FilterGenerations> generations() {
+        return Optional.ofNullable(generations);
     }
 
     /**
@@ -232,6 +271,16 @@ public final class RedisBloomFilter {
      * shard (none when the mirror knows the key). Never throws for Redis failures.
      */
     public Membership check(Object key) {
+        if (generations != null) {
+            RedisBloomFilter answering = generations.answering();
+            if (answering == null) {
+                notReady();
+                return Membership.NOT_READY;
+            }
+            if (answering != this) {
+                return answering.check(key);
+            }
+        }
         Probe probe = probe(key);
         if (probe.local != null) {
             return probe.local;
@@ -257,6 +306,16 @@ public final class RedisBloomFilter {
      * never completes exceptionally; Redis failures answer {@link Membership#UNAVAILABLE}.
      */
     public CompletableFuture<Membership> checkAsync(Object key) {
+        if (generations != null) {
+            RedisBloomFilter answering = generations.answering();
+            if (answering == null) {
+                MIRROR_LOADER.execute(this::notReady);
+                return CompletableFuture.completedFuture(Membership.NOT_READY);
+            }
+            if (answering != this) {
+                return answering.checkAsync(key);
+            }
+        }
         Probe probe = probe(key);
         if (probe.local != null) {
             return CompletableFuture.completedFuture(probe.local);
@@ -330,6 +389,16 @@ public final class RedisBloomFilter {
      * never checked, so never blocked.
      */
     public List<Membership> checkAll(Collection<?> keys) {
+        if (generations != null) {
+            RedisBloomFilter answering = generations.answering();
+            if (answering == null) {
+                notReady();
+                return notReady(keys);
+            }
+            if (answering != this) {
+                return answering.checkAll(keys);
+            }
+        }
         BatchCheck batch = new BatchCheck(keys);
         if (batch.allInMirror()) {
             return batch.allPresent();
@@ -355,6 +424,16 @@ public final class RedisBloomFilter {
      * never completes exceptionally.
      */
     public CompletableFuture<List<Membership>> checkAllAsync(Collection<?> keys) {
+        if (generations != null) {
+            RedisBloomFilter answering = generations.answering();
+            if (answering == null) {
+                MIRROR_LOADER.execute(this::notReady);
+                return CompletableFuture.completedFuture(notReady(keys));
+            }
+            if (answering != this) {
+                return answering.checkAllAsync(keys);
+            }
+        }
         BatchCheck batch = new BatchCheck(keys);
         if (batch.allInMirror()) {
             return CompletableFuture.completedFuture(batch.allPresent());
@@ -471,7 +550,27 @@ public final class RedisBloomFilter {
         }
     }
 
+    /** NOT_READY for each key, PRESENT for null ones (never checked, so never blocked). */
+    private static List<Membership> notReady(Collection<?> keys) {
+        List<Membership> answers = new ArrayList<>(keys.size());
+        for (Object key : keys) {
+            answers.add(key == null ? Membership.PRESENT : Membership.NOT_READY);
+        }
+        return answers;
+    }
+
     private void notReady() {
+        if (generations != null) {
+            // A Redis read: never on the checking thread, whose wait is bounded by the check timeout.
+            MIRROR_LOADER.execute(() -> {
+                try {
+                    generations.reconsider();
+                }
+                catch (RuntimeException ex) {
+                    log.debug("Filter '{}': could not look at its generation again: {}", name, ex.getMessage());
+                }
+            });
+        }
         if (notReadyListener != null) {
             try {
                 notReadyListener.accept(this);
@@ -541,11 +640,16 @@ public final class RedisBloomFilter {
         if (adds.batch.isEmpty()) {
             return;
         }
-        store.journalAndSetBitsMany(adds.batch, journalCapacity);
-        if (mirror != null) {
+        afterAdds(adds, store.journalAndSetBitsMany(adds.batch));
+        if (generations != null) {
+            generations.addToOthers(keys);
+        }
+        if (mirror != null || publishesAdds) {
             for (int i = 0; i < adds.batch.size(); i++) {
                 long[] all = adds.batch.get(i).offsets();
-                mirror.apply(adds.shards.get(i), all, 0, all.length);
+                if (mirror != null) {
+                    mirror.apply(adds.shards.get(i), all, 0, all.length);
+                }
                 publishAdd(adds.shards.get(i), all, all.length);
             }
         }
@@ -561,11 +665,14 @@ public final class RedisBloomFilter {
         if (adds.batch.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
-        return store.journalAndSetBitsManyAsync(adds.batch, journalCapacity).thenRun(() -> {
-            if (mirror != null) {
+        return store.journalAndSetBitsManyAsync(adds.batch).thenAccept(receipts -> {
+            afterAdds(adds, receipts);
+            if (mirror != null || publishesAdds) {
                 for (int i = 0; i < adds.batch.size(); i++) {
                     long[] all = adds.batch.get(i).offsets();
-                    mirror.apply(adds.shards.get(i), all, 0, all.length);
+                    if (mirror != null) {
+                        mirror.apply(adds.shards.get(i), all, 0, all.length);
+                    }
                     store.publishAsync(keys().events(), addEvent(adds.shards.get(i), all, all.length))
                             .exceptionally(error -> {
                                 log.debug("Filter '{}': could not tell other mirrors about an add: {}", name,
@@ -574,7 +681,8 @@ public final class RedisBloomFilter {
                             });
                 }
             }
-        });
+        }).thenCompose(done -> generations == null ? CompletableFuture.<Void>completedFuture(null)
+                : generations.addToOthersAsync(keys));
     }
 
     /** The journal entries and bits of a batch of adds, grouped by shard. */
@@ -609,10 +717,113 @@ public final class RedisBloomFilter {
                     entries.add(pack(all, i * hashes, hashes));
                 }
                 batch.add(new BitmapStore.ShardAdds(RedisBloomFilter.this.keys.journal(shard), entries,
-                        RedisBloomFilter.this.keys.live(shard), all));
+                        RedisBloomFilter.this.keys.live(shard), all, RedisBloomFilter.this.keys.addCount(shard)));
                 shards.add(shard);
             }
         }
+    }
+
+    /**
+     * Remembers the shards' add counts (see {@link #verifyNotBehind}), and keeps the journal
+     * within its capacity once an add finds it full: in the background, so the add does not
+     * wait, and at most once at a time per filter.
+     */
+    private void afterAdds(AddBatch adds, List<BitmapStore.AddReceipt> receipts) {
+        for (int i = 0; i < receipts.size(); i++) {
+            long count = receipts.get(i).addCount();
+            if (count >= 0) {
+                seenAddCounts.accumulateAndGet(adds.shards.get(i), count, Math::max);
+            }
+        }
+        for (BitmapStore.AddReceipt receipt : receipts) {
+            if (receipt.journalLength() > journalCapacity && maintaining.compareAndSet(false, true)) {
+                MIRROR_LOADER.execute(() -> {
+                    try {
+                        maintainJournal();
+                    }
+                    catch (RuntimeException ex) {
+                        log.warn("Filter '{}': could not trim the adds journal: {}", name, ex.getMessage());
+                    }
+                    finally {
+                        maintaining.set(false);
+                    }
+                });
+                return;
+            }
+        }
+    }
+
+    /**
+     * Keeps each shard's adds journal within its retention and capacity (see
+     * {@link BitmapStore#maintainJournal}): every add stays at least {@link Builder#journalRetention}
+     * and at most about twice that. Call it periodically (the Spring starter does, every half
+     * retention); adds call it by themselves once the journal is over its capacity.
+     *
+     * @return adds dropped beyond the capacity; the swaps of the next retention then merge the
+     *         live bitmap, so that dropping them loses no key
+     */
+    public long maintainJournal() {
+        long dropped = 0;
+        for (int shard = 0; shard < geometry.shards(); shard++) {
+            dropped += store.maintainJournal(keys.journalKeys(shard), journalRetention, journalCapacity);
+        }
+        if (dropped > 0) {
+            log.warn("Filter '{}': {} adds left the journal beyond its capacity of {}; the loads of the next {} keep"
+                    + " every bit of the live filter so that none is lost (raise the journal capacity if this recurs)",
+                    name, dropped, journalCapacity, journalRetention);
+        }
+        return dropped;
+    }
+
+    /** How long the journal keeps each add; see {@link Builder#journalRetention}. */
+    public Duration journalRetention() {
+        return journalRetention;
+    }
+
+    /**
+     * Notices Redis going back in time: a restart from an older RDB or AOF file, or a failover to
+     * a replica that lagged, brings the bitmap back without the adds made since, ready marker and
+     * all, and those keys would be blocked for good. Each shard counts its adds in Redis, and this
+     * instance remembers the highest count it has seen (its own adds' counts and earlier
+     * readings); a count lower than that means adds were lost. The filter is then made not ready
+     * on every instance (the marker of each shard is cleared, so every check bypasses it) until a
+     * load swaps in a whole bitmap again: the not-ready listener schedules that load. Call it
+     * periodically (the Spring starter does, every {@code bloom-guard.rewind-check-interval}).
+     *
+     * @return true when Redis was found behind this instance
+     * @throws BitmapStoreException when Redis cannot be read; try again later
+     */
+    public boolean verifyNotBehind() {
+        long[] counts = new long[geometry.shards()];
+        StringBuilder behind = new StringBuilder();
+        for (int shard = 0; shard < geometry.shards(); shard++) {
+            counts[shard] = store.get(keys.addCount(shard)).map(Long::parseLong).orElse(0L);
+            long seen = seenAddCounts.get(shard);
+            if (counts[shard] < seen) {
+                behind.append(behind.length() == 0 ? "" : ", ").append("shard ").append(shard).append(" from ")
+                        .append(seen).append(" to ").append(counts[shard]);
+            }
+        }
+        if (behind.length() == 0) {
+            for (int shard = 0; shard < counts.length; shard++) {
+                seenAddCounts.accumulateAndGet(shard, counts[shard], Math::max);
+            }
+            return false;
+        }
+        log.error("Filter '{}': Redis lost adds (their count went back, {}): it restarted from an older snapshot or"
+                + " failed over to a replica that lagged. The filter bypasses on every instance until it is loaded"
+                + " again", name, behind);
+        for (int shard = 0; shard < geometry.shards(); shard++) {
+            store.clearBit(keys.live(shard), geometry.markerOffset());
+        }
+        for (int shard = 0; shard < counts.length; shard++) {
+            seenAddCounts.set(shard, counts[shard]);
+        }
+        if (mirror != null) {
+            mirror.clear();
+        }
+        notReady();
+        return true;
     }
 
     private void publishAdd(int shard, long[] offsets, int count) {
@@ -731,41 +942,51 @@ public final class RedisBloomFilter {
 
         private final long started = System.nanoTime();
         private final byte[] mark = journalMark();
+        private final String token = instanceId + "/" + UUID.randomUUID();
+        private final long[] markIndexes = new long[geometry.shards()];
+        /** Whether every instance wrote to this generation when the load began; see {@link FilterGenerations}. */
+        private final boolean covering = generations == null || generations.ownCoverable();
         private boolean used;
         private boolean swapped;
 
         private PendingLoad() {
-            List<BitmapStore.ShardAdds> marks = new ArrayList<>(geometry.shards());
-            for (int shard = 0; shard < geometry.shards(); shard++) {
-                marks.add(new BitmapStore.ShardAdds(keys.journal(shard), List.of(mark), keys.live(shard), new long[0]));
+            if (generations != null) {
+                generations.loadStarting(covering);
             }
-            // One more than the capacity: the mark takes no add's place.
-            store.journalAndSetBitsMany(marks, journalCapacity + 1);
+            for (int shard = 0; shard < geometry.shards(); shard++) {
+                markIndexes[shard] = store.beginJournalLoad(keys.journalKeys(shard), token, mark, STAGING_EXPIRY);
+            }
         }
 
         /**
          * Builds the bitmap from {@code source}, uploads it and swaps it in; see
          * {@link RedisBloomFilter#load(Iterator, String, boolean)}. Once per pending load.
          *
-         * @throws IncompleteLoadException when Redis lost part of the load before the swap; load again
+         * @throws IncompleteLoadException when Redis lost part of the load before the swap, or a
+         *         newer load began meanwhile; load again
          */
         public LoadReport load(Iterator<?> source, String sourceId, boolean force) {
             if (used) {
                 throw new IllegalStateException("a pending load of filter '" + name + "' loads once");
             }
             used = true;
-            LoadReport report = loadBegun(source, sourceId, force, started, mark);
+            LoadReport report = loadBegun(source, sourceId, force, this);
             swapped = true;
             return report;
         }
 
-        /** Ends the load; one that did not swap takes its mark out of the journals, so it does not count as an add. */
+        /**
+         * Ends the load. One that did not swap takes its mark out of the journals, so it does not
+         * count as an add, and its hold on them, so that they rotate again.
+         */
         @Override
         public void close() {
             try {
                 if (!swapped) {
                     for (int shard = 0; shard < geometry.shards(); shard++) {
-                        store.listRemove(keys.journal(shard), mark);
+                        BitmapStore.JournalKeys journal = keys.journalKeys(shard);
+                        store.deleteIfEquals(journal.loading(), token);
+                        store.listRemove(journal.current(), mark);
                     }
                 }
             }
@@ -775,11 +996,19 @@ public final class RedisBloomFilter {
             }
             finally {
                 loading.set(false);
+                if (generations != null) {
+                    generations.loadEnded(swapped && covering);
+                }
             }
+        }
+
+        private BitmapStore.Staging staging(String key, long length, long population, int shard) {
+            return new BitmapStore.Staging(key, length, population, token, mark, markIndexes[shard]);
         }
     }
 
-    private LoadReport loadBegun(Iterator<?> source, String sourceId, boolean force, long started, byte[] token) {
+    private LoadReport loadBegun(Iterator<?> source, String sourceId, boolean force, PendingLoad pending) {
+        long started = pending.started;
         int shards = geometry.shards();
         String[] staging = new String[shards];
         long[] lengths = new long[shards];
@@ -812,23 +1041,18 @@ public final class RedisBloomFilter {
             if (sourceId != null) {
                 meta.put("source", sourceId);
             }
+            meta.put("covered", pending.covering ? "1" : "0");
             long replayed = 0;
             for (int shard = shards - 1; shard >= 0; shard--) {
-                long shardReplayed = store.swapIn(new BitmapStore.Staging(staging[shard], lengths[shard],
-                        populations[shard], token), keys.live(shard), keys.journal(shard), keys.meta(shard),
-                        shard == 0 ? meta : Map.of());
-                if (shardReplayed == BitmapStore.STAGING_ALTERED) {
-                    throw new IncompleteLoadException("the staging bitmap of filter '" + name + "' shard " + shard
-                            + " is not the one uploaded: Redis lost it during the load; the live filter is kept");
-                }
-                if (shardReplayed == BitmapStore.JOURNAL_LOST) {
-                    throw new IncompleteLoadException("the adds journal of filter '" + name + "' shard " + shard
-                            + " lost this load's mark (Redis was flushed, evicted it or failed over, or more than"
-                            + " the journal capacity of adds arrived): adds made during the load may be missing;"
-                            + " the live filter is kept");
-                }
+                replayed += replayAndSwap(pending.staging(staging[shard], lengths[shard], populations[shard], shard),
+                        shard, shard == 0 ? meta : Map.of());
                 staging[shard] = null;
-                replayed += shardReplayed;
+            }
+            try {
+                maintainJournal();
+            }
+            catch (BitmapStoreException ex) {
+                log.debug("Filter '{}': could not rotate the adds journal after the swap: {}", name, ex.getMessage());
             }
             if (mirror != null) {
                 mirror.clear();
@@ -852,6 +1076,56 @@ public final class RedisBloomFilter {
                 }
             }
             throw ex;
+        }
+    }
+
+    /**
+     * Replays the shard's journal onto the staging key in bounded steps, each one short script
+     * (so Redis serves other clients between them, whatever the journal's length), then swaps
+     * it in with one script that replays only what arrived during the steps.
+     *
+     * @return the adds replayed
+     */
+    private long replayAndSwap(BitmapStore.Staging staging, int shard, Map<String, String> meta) {
+        BitmapStore.JournalKeys journal = keys.journalKeys(shard);
+        int step = Math.max(1, REPLAY_OFFSETS_PER_STEP / geometry.hashes());
+        long replayed = 0;
+        boolean verifyUpload = true;
+        long tail = 0;
+        for (String list : List.of(journal.previous(), journal.current())) {
+            long start = 0;
+            while (true) {
+                long[] done = store.replayJournal(staging, journal, list, start, step, verifyUpload);
+                verifyUpload = false;
+                refuseIncomplete(done[0], shard);
+                replayed += done[1];
+                start += done[0];
+                if (done[0] < step) {
+                    break;
+                }
+            }
+            tail = start;
+        }
+        long last = store.swapIn(staging, keys.live(shard), journal, tail, keys.meta(shard), meta);
+        refuseIncomplete(last, shard);
+        return replayed + last;
+    }
+
+    private void refuseIncomplete(long answer, int shard) {
+        if (answer == BitmapStore.STAGING_ALTERED) {
+            throw new IncompleteLoadException("the staging bitmap of filter '" + name + "' shard " + shard
+                    + " is not the one uploaded: Redis lost it during the load; the live filter is kept");
+        }
+        if (answer == BitmapStore.JOURNAL_LOST) {
+            throw new IncompleteLoadException("the adds journal of filter '" + name + "' shard " + shard
+                    + " lost this load's mark (Redis was flushed, evicted it or failed over, or more than"
+                    + " the journal capacity of adds arrived): adds made during the load may be missing;"
+                    + " the live filter is kept");
+        }
+        if (answer == BitmapStore.SUPERSEDED) {
+            throw new IncompleteLoadException("a newer load of filter '" + name + "' shard " + shard
+                    + " began during this one (this instance lost the load lock, or loaded without it):"
+                    + " the newer load swaps, this one does not");
         }
     }
 
@@ -1109,6 +1383,10 @@ public final class RedisBloomFilter {
         private Duration checkTimeout = Duration.ofMillis(50);
         private String instanceId = defaultInstanceId();
         private long journalCapacity = 1_000_000;
+        private Duration journalRetention = Duration.ofMinutes(10);
+        private Duration rolloutHeartbeat;
+        private boolean publishesAdds;
+        private Duration rolloutGrace;
         private double maxShrink = 0.5;
         private Consumer<RedisBloomFilter> notReadyListener;
         private MirrorSettings mirror;
@@ -1145,9 +1423,10 @@ public final class RedisBloomFilter {
         }
 
         /**
-         * How many adds the journal keeps for the next swap (default 1,000,000, about 40 MB in
-         * Redis for k = 7); the oldest are dropped first. Without a cap the journal of a filter
-         * that is never reloaded would grow for ever.
+         * How many adds the journal of a shard holds at most (default 1,000,000, about 40 MB in
+         * Redis for k = 7) within its {@link #journalRetention}. Beyond it the oldest leave the
+         * journal, and for the next retention every swap merges the live bitmap into the new one,
+         * so that no add is lost; a load whose own mark left fails and loads again.
          */
         public Builder journalCapacity(long journalCapacity) {
             checkArgument(journalCapacity >= 1, "journal capacity (%s) must be at least 1", journalCapacity);
@@ -1160,6 +1439,19 @@ public final class RedisBloomFilter {
          * holds and still be swapped in; a bigger drop is refused with a {@link LoadRefusedException}
          * unless the load is forced. 1 accepts any load, 0 refuses any drop.
          */
+        /**
+         * How long the journal keeps an add for the loads to come (default 10 minutes): at least
+         * as long as the longest transaction that adds a key, so that a load whose snapshot could
+         * not see the uncommitted row still replays its add, however many loads swap before it
+         * commits. Each add stays between one and two retentions.
+         */
+        public Builder journalRetention(Duration journalRetention) {
+            checkArgument(journalRetention != null && !journalRetention.isNegative(),
+                    "journal retention (%s) must not be negative", journalRetention);
+            this.journalRetention = journalRetention;
+            return this;
+        }
+
         public Builder maxShrink(double maxShrink) {
             checkArgument(maxShrink >= 0 && maxShrink <= 1, "max shrink (%s) must be in [0, 1]", maxShrink);
             this.maxShrink = maxShrink;
@@ -1189,6 +1481,28 @@ public final class RedisBloomFilter {
          */
         public Builder keyType(KeyType keyType) {
             this.keyType = keyType;
+            return this;
+        }
+
+        /**
+         * Keeps the filter right while instances of differing configurations run side by side
+         * (a rolling deploy that changes its geometry or key type): every add reaches every
+         * generation in use, and checks are answered by a generation that holds every key. The
+         * caller must call {@link FilterGenerations#heartbeat()} before the instance serves and
+         * every {@code heartbeat}; a generation nobody used for {@code grace} is deleted.
+         */
+        public Builder rollout(Duration heartbeat, Duration grace) {
+            checkArgument(heartbeat != null && heartbeat.toMillis() > 0, "rollout heartbeat (%s) must be positive",
+                    heartbeat);
+            checkArgument(grace != null && grace.compareTo(heartbeat.multipliedBy(4)) >= 0,
+                    "rollout grace period (%s) must be at least four heartbeats (%s)", grace, heartbeat);
+            this.rolloutHeartbeat = heartbeat;
+            this.rolloutGrace = grace;
+            return this;
+        }
+
+        private Builder publishesAdds() {
+            this.publishesAdds = true;
             return this;
         }
 

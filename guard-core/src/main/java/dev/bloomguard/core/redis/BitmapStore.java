@@ -47,11 +47,8 @@ public interface BitmapStore {
     }
 
     /** {@link #journalAndSetBitsMany} without blocking the calling thread; see {@link #readBitsAsync}. */
-    default CompletableFuture<Void> journalAndSetBitsManyAsync(List<ShardAdds> adds, long journalCapacity) {
-        return completeNow(() -> {
-            journalAndSetBitsMany(adds, journalCapacity);
-            return null;
-        });
+    default CompletableFuture<List<AddReceipt>> journalAndSetBitsManyAsync(List<ShardAdds> adds) {
+        return completeNow(() -> journalAndSetBitsMany(adds));
     }
 
     /** {@link #publish} without blocking the calling thread; see {@link #readBitsAsync}. */
@@ -71,32 +68,25 @@ public interface BitmapStore {
         }
     }
 
-    /** Sets the bits at {@code offsets[0 .. count)} of {@code key} ({@code BITFIELD ... SET}). */
-    void setBits(String key, long[] offsets, int count);
-
     /**
-     * Records an add for the next swap and sets its bits, in this order and one round trip:
-     * {@code RPUSH journalKey entries...}, {@code LTRIM} to the newest {@code journalCapacity}
-     * entries, then {@code BITFIELD bitmapKey SET ...}. The order matters: a swap that runs
-     * between them has already replayed the entry, and the {@code BITFIELD} then lands on the
-     * new bitmap.
+     * Records adds for the swaps to come and sets their bits, for several shards, every command
+     * sent before any reply is awaited (about one round trip per node): per shard
+     * {@code RPUSH journal entries...}, {@code BITFIELD bitmapKey SET ...}, then, when the shard
+     * has a count key, {@code INCRBY countKey entries}. The order matters: a swap that runs between
+     * the push and the bits has already replayed the entry, and the bits then land on the new
+     * bitmap; and a snapshot of Redis that holds the count holds the bits counted.
+     *
+     * @return per shard, the journal's length after the push and the count after the increment
+     *         (-1 without a count key)
      */
-    void journalAndSetBits(String journalKey, List<byte[]> entries, long journalCapacity, String bitmapKey,
-            long[] offsets, int count);
+    List<AddReceipt> journalAndSetBitsMany(List<ShardAdds> adds);
 
-    /**
-     * {@link #journalAndSetBits} for several shards, every command sent before any reply is
-     * awaited: a batch of adds costs about one round trip per node, not per shard.
-     */
-    default void journalAndSetBitsMany(List<ShardAdds> adds, long journalCapacity) {
-        for (ShardAdds shard : adds) {
-            journalAndSetBits(shard.journalKey(), shard.entries(), journalCapacity, shard.bitmapKey(), shard.offsets(),
-                    shard.offsets().length);
-        }
+    /** The adds of one shard: journal entries, the bits to set, and the key counting adds (may be null). */
+    record ShardAdds(String journalKey, List<byte[]> entries, String bitmapKey, long[] offsets, String countKey) {
     }
 
-    /** The adds of one shard: journal entries and the bits to set. */
-    record ShardAdds(String journalKey, List<byte[]> entries, String bitmapKey, long[] offsets) {
+    /** What {@link #journalAndSetBitsMany} left in one shard. */
+    record AddReceipt(long journalLength, long addCount) {
     }
 
     /** {@code GETRANGE key start end} (inclusive byte offsets); empty when the key does not exist. */
@@ -118,32 +108,102 @@ public interface BitmapStore {
      */
     void writeBitmap(String key, byte[] bitmap, Duration expiry);
 
-    /** {@link #swapIn}'s answer when the staging key is missing or is not the bitmap uploaded. */
+    /** A replay's or swap's answer when the staging key is missing or is not the bitmap uploaded. */
     long STAGING_ALTERED = -1;
 
-    /** {@link #swapIn}'s answer when the journal no longer holds the load's mark: adds may be lost. */
+    /** A replay's or swap's answer when the journal no longer holds the load's mark where it was left. */
     long JOURNAL_LOST = -2;
 
+    /** A replay's or swap's answer when a newer load began on the shard since this one: it must not swap. */
+    long SUPERSEDED = -3;
+
     /**
-     * An uploaded bitmap as the swap must find it.
+     * The keys of one shard's adds journal, all in the shard's hash slot.
      *
-     * @param key the staging key
-     * @param length its length in bytes
-     * @param population its set bits
-     * @param journalMark the entry the load pushed onto the journal before reading its source
+     * @param current the list adds are pushed onto
+     * @param previous the list {@code current} became at the last rotation
+     * @param since when {@code current} began (Redis time, ms)
+     * @param dropped present while adds younger than the retention may have left the journal
+     * @param loading the fencing token of the newest load of the shard; present while it runs
      */
-    record Staging(String key, long length, long population, byte[] journalMark) {
+    record JournalKeys(String current, String previous, String since, String dropped, String loading) {
     }
 
     /**
-     * Atomically (one script), and only if {@code staging} still has its length and population
-     * and the journal still holds its mark: replays every add in the journal onto the staging key,
-     * removes its expiry, renames it over {@code live}, empties the journal and records {@code meta}.
-     * Otherwise changes nothing.
+     * An uploaded bitmap as the replays and the swap must find it.
      *
-     * @return adds replayed, or {@link #STAGING_ALTERED} or {@link #JOURNAL_LOST}
+     * @param key the staging key
+     * @param length its length in bytes
+     * @param population its set bits as uploaded
+     * @param token the load's fencing token, held by the journal's {@code loading} key
+     * @param journalMark the entry the load pushed onto the journal before reading its source
+     * @param markIndex where in the current journal the mark was pushed
      */
-    long swapIn(Staging staging, String live, String journalKey, String metaKey, Map<String, String> meta);
+    record Staging(String key, long length, long population, String token, byte[] journalMark, long markIndex) {
+    }
+
+    /**
+     * Marks {@code journal} as loaded by {@code token} (overwriting an older load's token, which
+     * can then no longer swap; kept at most {@code ttl}), then pushes {@code mark} onto it.
+     *
+     * @return the mark's index in the current journal
+     */
+    long beginJournalLoad(JournalKeys journal, String token, byte[] mark, Duration ttl);
+
+    /**
+     * One bounded step of a replay: if the load still holds the shard ({@code token}), the staging
+     * key is still there (and, when {@code verifyUpload}, still has its uploaded length and
+     * population) and the mark is still where it was left, sets on the staging key the bits of up
+     * to {@code count} journal entries of {@code list} from {@code start}.
+     *
+     * @return {entries read, adds replayed}, or {code, 0} with {@link #STAGING_ALTERED},
+     *         {@link #JOURNAL_LOST} or {@link #SUPERSEDED}
+     */
+    long[] replayJournal(Staging staging, JournalKeys journal, String list, long start, int count,
+            boolean verifyUpload);
+
+    /**
+     * Atomically (one script), and only if the load still holds the shard, the staging key still
+     * has its length and the mark is still where it was left: replays the current journal from
+     * {@code tailStart} onto the staging key, merges the live bitmap into it while
+     * {@code journal.dropped()} exists, removes its expiry, renames it over {@code live}, ends the
+     * load's hold on the journal and records {@code meta}. The journal itself stays: it keeps adds
+     * for the retention, whatever the swaps. Otherwise changes nothing.
+     *
+     * @return adds replayed, or {@link #STAGING_ALTERED}, {@link #JOURNAL_LOST} or {@link #SUPERSEDED}
+     */
+    long swapIn(Staging staging, String live, JournalKeys journal, long tailStart, String metaKey,
+            Map<String, String> meta);
+
+    /**
+     * Keeps the journal within its retention and capacity, in one script: when {@code current}
+     * began at least {@code retention} ago and no load holds the journal, drops {@code previous}
+     * and makes {@code current} the new {@code previous} (so an add stays between one and two
+     * retentions); then, beyond {@code capacity} entries in both, drops the oldest (from
+     * {@code current} only while no load holds the journal: the load's mark must not move) and
+     * marks the journal {@code dropped} for a retention, so that swaps merge the live bitmap
+     * meanwhile.
+     *
+     * @return the entries dropped beyond the capacity
+     */
+    long maintainJournal(JournalKeys journal, Duration retention, long capacity);
+
+    /**
+     * In one script, by Redis's clock: {@code HSET instancesKey instanceId "<instanceValue>|<now>"},
+     * {@code HSET generationsKey generation <now>}, then both hashes whole.
+     */
+    Heartbeat heartbeat(String instancesKey, String generationsKey, String instanceId, String instanceValue,
+            String generation);
+
+    /** What {@link #heartbeat} read: Redis's time (ms) and both hashes. */
+    record Heartbeat(long now, Map<String, String> instances, Map<String, String> generations) {
+    }
+
+    /** {@code HDEL key field}. */
+    void hashDelete(String key, String field);
+
+    /** {@code SETBIT key offset 0}. */
+    void clearBit(String key, long offset);
 
     /** {@code BITCOUNT} of the whole value; 0 when it does not exist. */
     long bitCount(String key);
@@ -151,7 +211,8 @@ public interface BitmapStore {
     /** Length of the key's value in bytes, 0 when it does not exist. */
     long length(String key);
 
-    void delete(String key);
+    /** {@code DEL keys...}: one command, so keys must share a cluster slot. */
+    void delete(String... keys);
 
     /** {@code LLEN key}: 0 when it does not exist. */
     long listLength(String key);

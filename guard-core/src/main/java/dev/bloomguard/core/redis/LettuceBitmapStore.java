@@ -61,39 +61,106 @@ public final class LettuceBitmapStore implements BitmapStore {
     private static final byte[] U1 = "u1".getBytes(StandardCharsets.US_ASCII);
 
     /**
-     * KEYS: staging, live, journal, meta. ARGV: the staging key's expected length and population,
-     * the load's journal mark, then meta field/value pairs. An add's journal entry is its packed
-     * 4-byte big-endian bit offsets; a load's mark has a length that is not a multiple of 4.
-     * Returns the adds replayed; -1 when staging is not what was uploaded (a flush or eviction
-     * took it, and a later chunk recreated it zero-filled), -2 when the journal lost the mark.
+     * Lua shared by the replay and swap scripts: sets on {@code bitmap} the bits of each add in
+     * {@code entries} (its packed 4-byte big-endian offsets), skipping loads' marks (12 bytes
+     * starting with the marker's offset, like {@code mark}). Returns the adds replayed.
      */
-    private static final String SWAP_SCRIPT = """
-            if redis.call('STRLEN', KEYS[1]) ~= tonumber(ARGV[1])
-                or redis.call('BITCOUNT', KEYS[1]) ~= tonumber(ARGV[2]) then return -1 end
-            local entries = redis.call('LRANGE', KEYS[3], 0, -1)
-            local marked = false
-            for i = 1, #entries do
-              if entries[i] == ARGV[3] then marked = true end
-            end
-            if not marked then return -2 end
-            local markPrefix = string.sub(ARGV[3], 1, 4)
-            local replayed = 0
-            for i = 1, #entries do
-              local entry = entries[i]
-              local isMark = #entry == #ARGV[3] and string.sub(entry, 1, 4) == markPrefix
-              if #entry % 4 == 0 and not isMark then
-                replayed = replayed + 1
-                for j = 1, #entry, 4 do
-                  local b1, b2, b3, b4 = string.byte(entry, j, j + 3)
-                  redis.call('SETBIT', KEYS[1], ((b1 * 256 + b2) * 256 + b3) * 256 + b4, 1)
+    private static final String REPLAY_FUNCTION = """
+            local function replay(bitmap, entries, mark)
+              local markPrefix = string.sub(mark, 1, 4)
+              local replayed = 0
+              for i = 1, #entries do
+                local entry = entries[i]
+                if #entry % 4 == 0 and not (#entry == #mark and string.sub(entry, 1, 4) == markPrefix) then
+                  replayed = replayed + 1
+                  for j = 1, #entry, 4 do
+                    local b1, b2, b3, b4 = string.byte(entry, j, j + 3)
+                    redis.call('SETBIT', bitmap, ((b1 * 256 + b2) * 256 + b3) * 256 + b4, 1)
+                  end
                 end
               end
+              return replayed
+            end
+            """;
+
+    /**
+     * KEYS: staging, list to replay, current journal, loading. ARGV: token, start, count, mark,
+     * mark index, then the uploaded length and population when the upload is to be verified.
+     * Never creates the staging key: a step that found it gone would otherwise recreate it.
+     */
+    private static final String REPLAY_SCRIPT = REPLAY_FUNCTION + """
+            if redis.call('GET', KEYS[4]) ~= ARGV[1] then return {-3, 0} end
+            if #ARGV > 5 then
+              if redis.call('STRLEN', KEYS[1]) ~= tonumber(ARGV[6])
+                  or redis.call('BITCOUNT', KEYS[1]) ~= tonumber(ARGV[7]) then return {-1, 0} end
+            elseif redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0} end
+            if redis.call('LINDEX', KEYS[3], ARGV[5]) ~= ARGV[4] then return {-2, 0} end
+            local start = tonumber(ARGV[2])
+            local entries = redis.call('LRANGE', KEYS[2], start, start + tonumber(ARGV[3]) - 1)
+            return {#entries, replay(KEYS[1], entries, ARGV[4])}
+            """;
+
+    /**
+     * KEYS: staging, live, current journal, meta, loading, dropped. ARGV: token, uploaded length,
+     * mark, mark index, tail start, then meta field/value pairs. Returns the adds replayed, or -1
+     * (staging altered), -2 (journal lost the mark), -3 (superseded by a newer load).
+     */
+    private static final String SWAP_SCRIPT = REPLAY_FUNCTION + """
+            if redis.call('GET', KEYS[5]) ~= ARGV[1] then return -3 end
+            if redis.call('STRLEN', KEYS[1]) ~= tonumber(ARGV[2]) then return -1 end
+            if redis.call('LINDEX', KEYS[3], ARGV[4]) ~= ARGV[3] then return -2 end
+            local replayed = replay(KEYS[1], redis.call('LRANGE', KEYS[3], ARGV[5], -1), ARGV[3])
+            if redis.call('EXISTS', KEYS[6]) == 1 and redis.call('EXISTS', KEYS[2]) == 1 then
+              redis.call('BITOP', 'OR', KEYS[1], KEYS[1], KEYS[2])
             end
             redis.call('PERSIST', KEYS[1])
             redis.call('RENAME', KEYS[1], KEYS[2])
-            redis.call('DEL', KEYS[3], KEYS[4])
-            if #ARGV > 3 then redis.call('HSET', KEYS[4], unpack(ARGV, 4)) end
+            redis.call('DEL', KEYS[5], KEYS[4])
+            if #ARGV > 5 then redis.call('HSET', KEYS[4], unpack(ARGV, 6)) end
             return replayed
+            """;
+
+    /**
+     * KEYS: current journal, previous, since, dropped, loading. ARGV: retention (ms), capacity.
+     * Time is Redis's own, so instances' clocks do not matter. While a load holds the journal, the
+     * current list is neither rotated nor trimmed: the load's mark must stay where it was left.
+     * Returns the entries dropped.
+     */
+    private static final String MAINTAIN_SCRIPT = """
+            if redis.replicate_commands then redis.replicate_commands() end
+            local time = redis.call('TIME')
+            local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+            local retention = tonumber(ARGV[1])
+            local since = tonumber(redis.call('GET', KEYS[3]))
+            if not since then
+              redis.call('SET', KEYS[3], now)
+            elseif now - since >= retention and redis.call('EXISTS', KEYS[5]) == 0 then
+              redis.call('UNLINK', KEYS[2])
+              if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('RENAME', KEYS[1], KEYS[2]) end
+              redis.call('SET', KEYS[3], now)
+            end
+            local previous = redis.call('LLEN', KEYS[2])
+            local over = previous + redis.call('LLEN', KEYS[1]) - tonumber(ARGV[2])
+            if over <= 0 then return 0 end
+            local fromPrevious = math.min(over, previous)
+            local fromCurrent = 0
+            if redis.call('EXISTS', KEYS[5]) == 0 then fromCurrent = over - fromPrevious end
+            if fromPrevious > 0 then redis.call('LTRIM', KEYS[2], fromPrevious, -1) end
+            if fromCurrent > 0 then redis.call('LTRIM', KEYS[1], fromCurrent, -1) end
+            if fromPrevious + fromCurrent > 0 then
+              redis.call('SET', KEYS[4], '1', 'PX', math.max(1, retention))
+            end
+            return fromPrevious + fromCurrent
+            """;
+
+    /** KEYS: instances, generations. ARGV: instance id, instance value, generation. See {@link #heartbeat}. */
+    private static final String HEARTBEAT_SCRIPT = """
+            if redis.replicate_commands then redis.replicate_commands() end
+            local time = redis.call('TIME')
+            local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+            redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. '|' .. string.format('%d', now))
+            redis.call('HSET', KEYS[2], ARGV[3], string.format('%d', now))
+            return {now, redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2])}
             """;
 
     private static final String EXPIRE_IF_EQUALS = """
@@ -204,9 +271,10 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
-    public CompletableFuture<Void> journalAndSetBitsManyAsync(List<ShardAdds> adds, long journalCapacity) {
+    public CompletableFuture<List<AddReceipt>> journalAndSetBitsManyAsync(List<ShardAdds> adds) {
+        List<RedisFuture<?>> replies = new ArrayList<>();
         return callAsync("RPUSH+BITFIELD SET", operationTimeout, commands -> journalAndSetBitsCommands(commands, adds,
-                journalCapacity)).thenApply(last -> null);
+                replies)).thenApply(last -> receipts(adds, replies));
     }
 
     @Override
@@ -216,32 +284,39 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
-    public void setBits(String key, long[] offsets, int count) {
-        call("BITFIELD SET", operationTimeout, commands -> bitfieldSets(commands, bytes(key), offsets, count));
-    }
-
-    @Override
-    public void journalAndSetBits(String journalKey, List<byte[]> entries, long journalCapacity, String bitmapKey,
-            long[] offsets, int count) {
-        long[] counted = count == offsets.length ? offsets : Arrays.copyOf(offsets, count);
-        journalAndSetBitsMany(List.of(new ShardAdds(journalKey, entries, bitmapKey, counted)), journalCapacity);
-    }
-
-    @Override
-    public void journalAndSetBitsMany(List<ShardAdds> adds, long journalCapacity) {
-        call("RPUSH+BITFIELD SET", operationTimeout, commands -> journalAndSetBitsCommands(commands, adds, journalCapacity));
-    }
-
-    private static List<RedisFuture<?>> journalAndSetBitsCommands(RedisClusterAsyncCommands<byte[], byte[]> commands,
-            List<ShardAdds> adds, long journalCapacity) {
+    public List<AddReceipt> journalAndSetBitsMany(List<ShardAdds> adds) {
         List<RedisFuture<?>> replies = new ArrayList<>();
+        call("RPUSH+BITFIELD SET", operationTimeout, commands -> journalAndSetBitsCommands(commands, adds, replies));
+        return receipts(adds, replies);
+    }
+
+    /** Dispatches each shard's RPUSH, BITFIELD SETs and INCRBY, collecting every reply in {@code replies}. */
+    private static List<RedisFuture<?>> journalAndSetBitsCommands(RedisClusterAsyncCommands<byte[], byte[]> commands,
+            List<ShardAdds> adds, List<RedisFuture<?>> replies) {
         for (ShardAdds shard : adds) {
-            byte[] journal = bytes(shard.journalKey());
-            replies.add(commands.rpush(journal, shard.entries().toArray(new byte[0][])));
-            replies.add(commands.ltrim(journal, -journalCapacity, -1));
+            replies.add(commands.rpush(bytes(shard.journalKey()), shard.entries().toArray(new byte[0][])));
             replies.addAll(bitfieldSets(commands, bytes(shard.bitmapKey()), shard.offsets(), shard.offsets().length));
+            if (shard.countKey() != null) {
+                replies.add(commands.incrby(bytes(shard.countKey()), shard.entries().size()));
+            }
         }
         return replies;
+    }
+
+    /** Reads each shard's journal length and add count out of the replies, all completed by now. */
+    private static List<AddReceipt> receipts(List<ShardAdds> adds, List<RedisFuture<?>> replies) {
+        List<AddReceipt> receipts = new ArrayList<>(adds.size());
+        int reply = 0;
+        for (ShardAdds shard : adds) {
+            long length = (Long) replies.get(reply).toCompletableFuture().join();
+            reply += 1 + (shard.offsets().length + MAX_SETS_PER_COMMAND - 1) / MAX_SETS_PER_COMMAND;
+            long count = -1;
+            if (shard.countKey() != null) {
+                count = (Long) replies.get(reply++).toCompletableFuture().join();
+            }
+            receipts.add(new AddReceipt(length, count));
+        }
+        return receipts;
     }
 
     private static List<RedisFuture<?>> bitfieldSets(RedisClusterAsyncCommands<byte[], byte[]> commands, byte[] key,
@@ -304,17 +379,83 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
-    public long swapIn(Staging staging, String live, String journalKey, String metaKey, Map<String, String> meta) {
-        byte[][] keys = { bytes(staging.key()), bytes(live), bytes(journalKey), bytes(metaKey) };
-        byte[][] arguments = java.util.stream.Stream.concat(
-                java.util.stream.Stream.of(bytes(Long.toString(staging.length())),
-                        bytes(Long.toString(staging.population())), staging.journalMark()),
-                meta.entrySet().stream()
-                        .flatMap(entry -> java.util.stream.Stream.of(bytes(entry.getKey()), bytes(entry.getValue()))))
-                .toArray(byte[][]::new);
-        Long replayed = call("EVAL swap", operationTimeout,
-                commands -> List.of(commands.<Long>eval(SWAP_SCRIPT, ScriptOutputType.INTEGER, keys, arguments)));
+    public long beginJournalLoad(JournalKeys journal, String token, byte[] mark, Duration ttl) {
+        Long length = call("SET+RPUSH", operationTimeout, commands -> List.of(
+                commands.set(bytes(journal.loading()), bytes(token), SetArgs.Builder.px(ttl)),
+                commands.rpush(bytes(journal.current()), mark)));
+        return length - 1;
+    }
+
+    @Override
+    public long[] replayJournal(Staging staging, JournalKeys journal, String list, long start, int count,
+            boolean verifyUpload) {
+        byte[][] keys = { bytes(staging.key()), bytes(list), bytes(journal.current()), bytes(journal.loading()) };
+        List<byte[]> arguments = new ArrayList<>(List.of(bytes(staging.token()), bytes(Long.toString(start)),
+                bytes(Integer.toString(count)), staging.journalMark(), bytes(Long.toString(staging.markIndex()))));
+        if (verifyUpload) {
+            arguments.add(bytes(Long.toString(staging.length())));
+            arguments.add(bytes(Long.toString(staging.population())));
+        }
+        List<Long> reply = call("EVAL replay", operationTimeout, commands -> List.of(commands.<List<Long>>eval(
+                REPLAY_SCRIPT, ScriptOutputType.MULTI, keys, arguments.toArray(byte[][]::new))));
+        return new long[] { reply.get(0), reply.get(1) };
+    }
+
+    @Override
+    public long swapIn(Staging staging, String live, JournalKeys journal, long tailStart, String metaKey,
+            Map<String, String> meta) {
+        byte[][] keys = { bytes(staging.key()), bytes(live), bytes(journal.current()), bytes(metaKey),
+                bytes(journal.loading()), bytes(journal.dropped()) };
+        List<byte[]> arguments = new ArrayList<>(List.of(bytes(staging.token()), bytes(Long.toString(staging.length())),
+                staging.journalMark(), bytes(Long.toString(staging.markIndex())), bytes(Long.toString(tailStart))));
+        meta.forEach((field, value) -> {
+            arguments.add(bytes(field));
+            arguments.add(bytes(value));
+        });
+        Long replayed = call("EVAL swap", operationTimeout, commands -> List.of(commands.<Long>eval(SWAP_SCRIPT,
+                ScriptOutputType.INTEGER, keys, arguments.toArray(byte[][]::new))));
         return replayed == null ? STAGING_ALTERED : replayed;
+    }
+
+    @Override
+    public long maintainJournal(JournalKeys journal, Duration retention, long capacity) {
+        byte[][] keys = { bytes(journal.current()), bytes(journal.previous()), bytes(journal.since()),
+                bytes(journal.dropped()), bytes(journal.loading()) };
+        Long dropped = call("EVAL maintain journal", operationTimeout, commands -> List.of(commands.<Long>eval(
+                MAINTAIN_SCRIPT, ScriptOutputType.INTEGER, keys, bytes(Long.toString(retention.toMillis())),
+                bytes(Long.toString(capacity)))));
+        return dropped == null ? 0 : dropped;
+    }
+
+    @Override
+    public Heartbeat heartbeat(String instancesKey, String generationsKey, String instanceId, String instanceValue,
+            String generation) {
+        byte[][] keys = { bytes(instancesKey), bytes(generationsKey) };
+        List<Object> reply = call("EVAL heartbeat", operationTimeout, commands -> List.of(commands.<List<Object>>eval(
+                HEARTBEAT_SCRIPT, ScriptOutputType.MULTI, keys, bytes(instanceId), bytes(instanceValue),
+                bytes(generation))));
+        return new Heartbeat((Long) reply.get(0), pairs(reply.get(1)), pairs(reply.get(2)));
+    }
+
+    /** A flat HGETALL reply as a map. */
+    private static Map<String, String> pairs(Object flat) {
+        List<?> items = (List<?>) flat;
+        Map<String, String> map = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < items.size(); i += 2) {
+            map.put(new String((byte[]) items.get(i), StandardCharsets.UTF_8),
+                    new String((byte[]) items.get(i + 1), StandardCharsets.UTF_8));
+        }
+        return map;
+    }
+
+    @Override
+    public void hashDelete(String key, String field) {
+        call("HDEL", operationTimeout, commands -> List.of(commands.hdel(bytes(key), bytes(field))));
+    }
+
+    @Override
+    public void clearBit(String key, long offset) {
+        call("SETBIT", operationTimeout, commands -> List.of(commands.setbit(bytes(key), offset, 0)));
     }
 
     @Override
@@ -341,8 +482,9 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
-    public void delete(String key) {
-        call("DEL", operationTimeout, commands -> List.of(commands.del(bytes(key))));
+    public void delete(String... keys) {
+        byte[][] raw = java.util.Arrays.stream(keys).map(LettuceBitmapStore::bytes).toArray(byte[][]::new);
+        call("DEL", operationTimeout, commands -> List.of(commands.del(raw)));
     }
 
     @Override

@@ -121,6 +121,9 @@ public class BloomGuardAutoConfiguration {
                     .checkTimeout(properties.getRedisTimeout())
                     .instanceId(instanceId)
                     .maxShrink(settings.getRebuild().getMaxShrink())
+                    .journalRetention(properties.getJournal().getRetention())
+                    .journalCapacity(properties.getJournal().getCapacity())
+                    .rollout(properties.getRollout().getHeartbeatInterval(), properties.getRollout().getGracePeriod())
                     .onNotReady(filter -> warmer.ifAvailable(available -> available.onNotReady(filter)))
                     .keyType(keyType);
             if (settings.getLocalMirror().isEnabled()) {
@@ -187,7 +190,7 @@ public class BloomGuardAutoConfiguration {
             tasks.add(new FilterWarmer.Task(registry.filter(name), source, warmup.isOnStartup(), warmup.isBlocking(),
                     settings.getRebuild().getInterval(), catchUp));
         });
-        return new FilterWarmer(tasks, properties.getLockTtl(), WAIT_POLL);
+        return new FilterWarmer(tasks, properties.getLockTtl(), WAIT_POLL, properties.getRewindCheckInterval());
     }
 
     /**

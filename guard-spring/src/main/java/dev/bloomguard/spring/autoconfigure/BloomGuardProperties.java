@@ -57,6 +57,20 @@ public class BloomGuardProperties {
     /** Stops checks from waiting on a Redis that keeps failing. */
     private CircuitBreaker circuitBreaker = new CircuitBreaker();
 
+    /** The adds journal, which carries each add into the loads that swap after it. */
+    private Journal journal = new Journal();
+
+    /** Instances of differing filter configurations running side by side, as during a rolling deploy. */
+    private Rollout rollout = new Rollout();
+
+    /**
+     * How often each instance checks that Redis has not gone back in time (a restart from an
+     * older RDB/AOF file, a failover to a replica that lagged), which would bring back each filter
+     * without the adds made since. A filter found behind bypasses on every instance until it is
+     * reloaded; keys added before the rewind can be blocked for at most this long.
+     */
+    private Duration rewindCheckInterval = Duration.ofSeconds(5);
+
     /**
      * How often each filter's status (fill ratio, estimated fpp, approximate count) is read from
      * Redis for the gauges, the health contributor and the actuator endpoint. Each read is a
@@ -154,6 +168,30 @@ public class BloomGuardProperties {
         this.lockTtl = lockTtl;
     }
 
+    public Journal getJournal() {
+        return journal;
+    }
+
+    public void setJournal(Journal journal) {
+        this.journal = journal;
+    }
+
+    public Rollout getRollout() {
+        return rollout;
+    }
+
+    public void setRollout(Rollout rollout) {
+        this.rollout = rollout;
+    }
+
+    public Duration getRewindCheckInterval() {
+        return rewindCheckInterval;
+    }
+
+    public void setRewindCheckInterval(Duration rewindCheckInterval) {
+        this.rewindCheckInterval = rewindCheckInterval;
+    }
+
     public CircuitBreaker getCircuitBreaker() {
         return circuitBreaker;
     }
@@ -192,6 +230,77 @@ public class BloomGuardProperties {
         THROW,
         /** Return null, Optional.empty() or an empty collection, map, stream or array, by return type. */
         RETURN_EMPTY
+    }
+
+    /**
+     * A rolling deploy that changes a filter's expected-insertions, fpp, shards, max-shard-size or
+     * key-type runs instances of both configurations at once, each with the filter under other
+     * Redis keys (a generation). Each instance heartbeats which generations it writes to; every
+     * add reaches every generation in use, and an instance checks against its own generation only
+     * once every instance has written to it for the journal retention (before that, against a
+     * generation that holds every key, or not at all).
+     */
+    public static class Rollout {
+
+        /** How often each instance tells the others which generations of each filter it uses. */
+        private Duration heartbeatInterval = Duration.ofSeconds(5);
+
+        /**
+         * How long a generation no instance heartbeats is still written to; after it (and one
+         * heartbeat more) its keys are deleted. At least four heartbeat intervals.
+         */
+        private Duration gracePeriod = Duration.ofMinutes(2);
+
+        public Duration getHeartbeatInterval() {
+            return heartbeatInterval;
+        }
+
+        public void setHeartbeatInterval(Duration heartbeatInterval) {
+            this.heartbeatInterval = heartbeatInterval;
+        }
+
+        public Duration getGracePeriod() {
+            return gracePeriod;
+        }
+
+        public void setGracePeriod(Duration gracePeriod) {
+            this.gracePeriod = gracePeriod;
+        }
+    }
+
+    /** Settings of the adds journal. */
+    public static class Journal {
+
+        /**
+         * How long the journal keeps each add for the loads to come: at least as long as the
+         * longest transaction that writes a guarded key, so that a load whose snapshot could not
+         * see the uncommitted row still replays its add, however many loads swap before it
+         * commits. Each add stays between one and two retentions.
+         */
+        private Duration retention = Duration.ofMinutes(10);
+
+        /**
+         * Most adds one shard's journal holds within the retention. Beyond it the oldest leave,
+         * and for the next retention every load merges the live filter into the new one instead
+         * of replacing it, so that no key is lost (the load then drops no deleted keys either).
+         */
+        private long capacity = 1_000_000;
+
+        public Duration getRetention() {
+            return retention;
+        }
+
+        public void setRetention(Duration retention) {
+            this.retention = retention;
+        }
+
+        public long getCapacity() {
+            return capacity;
+        }
+
+        public void setCapacity(long capacity) {
+            this.capacity = capacity;
+        }
     }
 
     /** The circuit breaker in front of Redis, shared by every filter. */

@@ -27,6 +27,19 @@ final class FilterSettingsValidator {
         }
         requirePositive("bloom-guard.lock-ttl", properties.getLockTtl());
         requirePositive("bloom-guard.status-refresh-interval", properties.getStatusRefreshInterval());
+        requirePositive("bloom-guard.rewind-check-interval", properties.getRewindCheckInterval());
+        requirePositive("bloom-guard.journal.retention", properties.getJournal().getRetention());
+        requirePositive("bloom-guard.rollout.heartbeat-interval", properties.getRollout().getHeartbeatInterval());
+        if (properties.getRollout().getGracePeriod() == null || properties.getRollout().getGracePeriod()
+                .compareTo(properties.getRollout().getHeartbeatInterval().multipliedBy(4)) < 0) {
+            throw new BloomGuardConfigurationException("bloom-guard.rollout.grace-period ("
+                    + properties.getRollout().getGracePeriod() + ") must be at least four times"
+                    + " bloom-guard.rollout.heartbeat-interval (" + properties.getRollout().getHeartbeatInterval() + ")");
+        }
+        if (properties.getJournal().getCapacity() < 1) {
+            throw new BloomGuardConfigurationException("bloom-guard.journal.capacity ("
+                    + properties.getJournal().getCapacity() + ") must be at least 1");
+        }
         requirePositive("bloom-guard.circuit-breaker.open-duration", properties.getCircuitBreaker().getOpenDuration());
         if (properties.getCircuitBreaker().getFailureThreshold() < 1) {
             throw new BloomGuardConfigurationException("bloom-guard.circuit-breaker.failure-threshold ("

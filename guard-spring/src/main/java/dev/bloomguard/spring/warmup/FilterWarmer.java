@@ -24,6 +24,7 @@ import dev.bloomguard.core.IncompleteLoadException;
 import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.rollout.FilterGenerations;
 import dev.bloomguard.spring.BloomGuardException;
 
 /**
@@ -79,6 +80,7 @@ public final class FilterWarmer implements SmartLifecycle {
     private final Map<String, Task> tasks = new LinkedHashMap<>();
     private final Duration lockTtl;
     private final Duration waitPoll;
+    private final Duration rewindCheckInterval;
     private final Map<String, CompletableFuture<LoadReport>> running = new ConcurrentHashMap<>();
     /** How long a filter whose load was refused as too small waits before it is read again, without a rebuild interval. */
     static final Duration REFUSED_RETRY = Duration.ofMinutes(10);
@@ -93,11 +95,13 @@ public final class FilterWarmer implements SmartLifecycle {
     /**
      * @param lockTtl how long a crashed instance's load lock outlives it
      * @param waitPoll how often an instance waiting for another's load looks again
+     * @param rewindCheckInterval how often each filter checks that Redis has not gone back in time
      */
-    public FilterWarmer(List<Task> tasks, Duration lockTtl, Duration waitPoll) {
+    public FilterWarmer(List<Task> tasks, Duration lockTtl, Duration waitPoll, Duration rewindCheckInterval) {
         tasks.forEach(task -> this.tasks.put(task.filter().name(), task));
         this.lockTtl = lockTtl;
         this.waitPoll = waitPoll;
+        this.rewindCheckInterval = rewindCheckInterval;
     }
 
     @Override
@@ -105,6 +109,9 @@ public final class FilterWarmer implements SmartLifecycle {
         loads = Executors.newCachedThreadPool(daemonThreads("bloomguard-load-"));
         scheduler = Executors.newSingleThreadScheduledExecutor(daemonThreads("bloomguard-schedule-"));
         started = true;
+        for (Task task : tasks.values()) {
+            task.filter().generations().ifPresent(FilterWarmer::heartbeat);
+        }
         for (Task task : tasks.values()) {
             if (task.source() != null && task.onStartup()) {
                 // Until this instance knows the live bitmap came from its own query, an "absent" may
@@ -139,6 +146,50 @@ public final class FilterWarmer implements SmartLifecycle {
                 long period = task.catchUp().interval().toMillis();
                 scheduler.scheduleWithFixedDelay(() -> catchUp(task), period, period, TimeUnit.MILLISECONDS);
             }
+            task.filter().generations().ifPresent(generations -> {
+                long period = generations.heartbeatInterval().toMillis();
+                scheduler.scheduleWithFixedDelay(() -> heartbeat(generations), period, period, TimeUnit.MILLISECONDS);
+            });
+            long rewindPeriod = rewindCheckInterval.toMillis();
+            scheduler.scheduleWithFixedDelay(() -> verifyNotBehind(task.filter()), rewindPeriod, rewindPeriod,
+                    TimeUnit.MILLISECONDS);
+            long journalPeriod = Math.max(1000,
+                    Math.min(task.filter().journalRetention().toMillis() / 2, Duration.ofMinutes(1).toMillis()));
+            scheduler.scheduleWithFixedDelay(() -> maintainJournal(task.filter()), journalPeriod, journalPeriod,
+                    TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Until its first heartbeat succeeds an instance bypasses the filter and its adds fail (and
+     * are retried): it does not know which generations the other instances read.
+     */
+    private static void heartbeat(FilterGenerations generations) {
+        try {
+            generations.heartbeat();
+        }
+        catch (RuntimeException ex) {
+            log.warn("Could not tell other instances which filter generations this one uses: {}", ex.getMessage());
+        }
+    }
+
+    /** Runs on the scheduler: Redis being unreachable is the breaker's and the checks' concern. */
+    private static void verifyNotBehind(RedisBloomFilter filter) {
+        try {
+            filter.verifyNotBehind();
+        }
+        catch (RuntimeException ex) {
+            log.debug("Filter '{}': could not check whether Redis went back in time: {}", filter.name(),
+                    ex.getMessage());
+        }
+    }
+
+    private static void maintainJournal(RedisBloomFilter filter) {
+        try {
+            filter.maintainJournal();
+        }
+        catch (RuntimeException ex) {
+            log.debug("Filter '{}': could not rotate the adds journal: {}", filter.name(), ex.getMessage());
         }
     }
 
@@ -472,6 +523,9 @@ public final class FilterWarmer implements SmartLifecycle {
     @Override
     public void stop() {
         started = false;
+        for (Task task : tasks.values()) {
+            task.filter().generations().ifPresent(FilterGenerations::close);
+        }
         if (scheduler != null) {
             scheduler.shutdownNow();
         }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -55,19 +54,8 @@ class FailedAddTests {
                     .doesNotThrowAnyException();
 
             admin.sync().configSet("min-replicas-to-write", "0");
-            long healed = System.nanoTime();
-            while (true) {
-                try {
-                    reading.find(created);
-                    break;
-                }
-                catch (BloomGuardRejectedException ex) {
-                    assertThat(Duration.ofNanos(System.nanoTime() - healed))
-                            .as("time another instance blocks the committed row after Redis takes writes again")
-                            .isLessThan(BOUND.plusSeconds(2));
-                    Thread.sleep(50);
-                }
-            }
+            GuardedApp.foundWithin(reading, created, System.nanoTime(), BOUND.plusSeconds(2),
+                    "time another instance blocks the committed row after Redis takes writes again");
             assertThatCode(() -> writing.find(created)).doesNotThrowAnyException();
             // The same path still rejects what does not exist, on both instances, once the add has landed.
             assertThat(rejectedOnceAddsLanded(writing)).isGreaterThan(950);
@@ -101,30 +89,7 @@ class FailedAddTests {
         }
     }
 
-    /**
-     * How many of 1,000 ids that were never inserted the guard rejects, once the instance has no
-     * refused add left to retry (until then it blocks nothing of the filter, by design).
-     */
     private static long rejectedOnceAddsLanded(GuardedApp.Directory directory) throws InterruptedException {
-        long deadline = System.nanoTime() + BOUND.plusSeconds(2).toNanos();
-        long rejected = rejected(directory);
-        while (rejected <= 950 && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            rejected = rejected(directory);
-        }
-        return rejected;
-    }
-
-    /** Of 1,000 odd ids that were never inserted, how many the guard rejects. */
-    private static long rejected(GuardedApp.Directory directory) {
-        return LongStream.range(0, 1_000).map(i -> 2 * i + 1).filter(id -> {
-            try {
-                directory.find(id);
-                return false;
-            }
-            catch (BloomGuardRejectedException ex) {
-                return true;
-            }
-        }).count();
+        return GuardedApp.rejectedWithin(directory, BOUND.plusSeconds(2));
     }
 }

@@ -106,6 +106,53 @@ public class GuardedApp {
     }
 
     /**
+     * Calls {@code find(id)} until the guard lets it through, and fails (saying {@code what}) once
+     * it has been blocked for {@code bound} since {@code since} ({@link System#nanoTime}).
+     */
+    public static void foundWithin(Directory directory, long id, long since, java.time.Duration bound, String what)
+            throws InterruptedException {
+        while (true) {
+            try {
+                directory.find(id);
+                return;
+            }
+            catch (dev.bloomguard.spring.BloomGuardRejectedException ex) {
+                org.assertj.core.api.Assertions.assertThat(java.time.Duration.ofNanos(System.nanoTime() - since))
+                        .as(what).isLessThan(bound);
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    /**
+     * How many of 1,000 odd ids that were never inserted the guard rejects once it blocks again
+     * (a filter that bypasses, by design, while it has refused adds to retry or is reloading),
+     * polling up to {@code limit} for more than 950.
+     */
+    public static long rejectedWithin(Directory directory, java.time.Duration limit) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        long rejected = rejected(directory);
+        while (rejected <= 950 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            rejected = rejected(directory);
+        }
+        return rejected;
+    }
+
+    /** Of 1,000 odd ids that were never inserted, how many the guard rejects. */
+    public static long rejected(Directory directory) {
+        return java.util.stream.LongStream.range(0, 1_000).map(i -> 2 * i + 1).filter(id -> {
+            try {
+                directory.find(id);
+                return false;
+            }
+            catch (dev.bloomguard.spring.BloomGuardRejectedException ex) {
+                return true;
+            }
+        }).count();
+    }
+
+    /**
      * Starts one instance on Redis at {@code redisPort}, warming filter {@code user} with
      * {@code warmupSql} from the shared test PostgreSQL, and creating users in {@code table}.
      */

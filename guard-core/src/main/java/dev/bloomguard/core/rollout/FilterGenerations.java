@@ -1,0 +1,394 @@
+package dev.bloomguard.core.rollout;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.FilterKeys;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.hash.KeyType;
+import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.core.redis.BitmapStoreException;
+
+/**
+ * The generations of one filter that live side by side during a rolling change of its
+ * configuration. A change of {@code expected-insertions}, {@code fpp}, shards or key type gives
+ * the filter other Redis keys (a new generation); old and new instances then run at once, and
+ * each would block the keys the other adds.
+ *
+ * <p>Each instance heartbeats into a registry in Redis: its own generation, and the generations
+ * it writes to, each with the time it began to (Redis's clock, so instances' clocks do not
+ * matter). From that:
+ * <ul>
+ * <li><b>Writes</b> go to the instance's own generation and to every generation some instance
+ * heartbeated within the grace period.
+ * <li><b>Checks</b> are answered by the own generation once it is <em>covered</em>: its live
+ * bitmap came from a load that began when every instance of the grace period wrote to it, since
+ * its start or for at least the journal's retention (so no open transaction's add missed it).
+ * Until then, by a covered generation of another configuration that is still written to
+ * (heartbeated within the grace period less two heartbeats, so that no instance stops writing to
+ * a generation that another still reads); failing both, the filter answers not ready (bypass).
+ * <li>Once its own generation is coverable, the instance asks for a load of it.
+ * <li>A generation nobody heartbeated for the grace period and one heartbeat is deleted.
+ * </ul>
+ * Before its first heartbeat an instance knows no peers: its checks bypass and its adds fail
+ * (to be retried), rather than skip a generation another instance reads.
+ */
+public final class FilterGenerations implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(FilterGenerations.class);
+
+    private final RedisBloomFilter own;
+    private final String ownDescriptor;
+    private final BitmapStore store;
+    private final String keyPrefix;
+    private final String instanceId;
+    private final String instancesKey;
+    private final String generationsKey;
+    private final Duration heartbeat;
+    private final Duration grace;
+    private final Function<String, RedisBloomFilter> foreignFactory;
+    private final Runnable loadOwn;
+    private final Map<String, RedisBloomFilter> foreign = new HashMap<>();
+    /** Generations this instance writes to, with when it began (0: since it started). */
+    private final Map<String, Long> writingSince = new LinkedHashMap<>();
+    private volatile State state;
+    /** True while a load of the own generation that does not cover every writer runs. */
+    private volatile boolean ownHeldBack;
+
+    /**
+     * What the last heartbeat found; null before the first.
+     *
+     * @param readable other generations that may answer, if covered
+     */
+    private record State(RedisBloomFilter answering, List<RedisBloomFilter> alsoWritten,
+            List<RedisBloomFilter> readable) {
+    }
+
+    /**
+     * @param own the filter of this instance's configuration
+     * @param keyPrefix the namespace of the filter's keys
+     * @param foreignFactory builds the filter of another generation from its descriptor
+     * @param loadOwn asks for a load of the own generation (returns at once)
+     */
+    public FilterGenerations(RedisBloomFilter own, BitmapStore store, String keyPrefix, String instanceId,
+            Duration heartbeat, Duration grace, Function<String, RedisBloomFilter> foreignFactory, Runnable loadOwn) {
+        if (grace.compareTo(heartbeat.multipliedBy(4)) < 0) {
+            throw new IllegalArgumentException("the rollout grace period (" + grace + ") must be at least four heartbeat"
+                    + " intervals (" + heartbeat + ")");
+        }
+        this.own = own;
+        this.ownDescriptor = descriptor(own.geometry(), own.keyType().orElse(null));
+        this.store = store;
+        this.keyPrefix = keyPrefix;
+        this.instanceId = instanceId;
+        this.instancesKey = keyPrefix + ":{" + own.name() + "}:instances";
+        this.generationsKey = keyPrefix + ":{" + own.name() + "}:generations";
+        this.heartbeat = heartbeat;
+        this.grace = grace;
+        this.foreignFactory = foreignFactory;
+        this.loadOwn = loadOwn;
+    }
+
+    /** A generation's descriptor: {@code expectedInsertions/fpp/shards/keyType}, enough to rebuild its filter. */
+    public static String descriptor(FilterGeometry geometry, KeyType keyType) {
+        return geometry.expectedInsertions() + "/" + geometry.fpp() + "/" + geometry.shards() + "/"
+                + (keyType == null ? "-" : keyType.id());
+    }
+
+    /** The geometry a descriptor names. */
+    public static FilterGeometry geometry(String descriptor) {
+        String[] parts = descriptor.split("/");
+        return FilterGeometry.withShards(Long.parseLong(parts[0]), Double.parseDouble(parts[1]),
+                Integer.parseInt(parts[2]));
+    }
+
+    /** The key type a descriptor names, or null. */
+    public static KeyType keyType(String descriptor) {
+        String id = descriptor.split("/")[3];
+        for (KeyType type : KeyType.values()) {
+            if (type.id().equals(id)) {
+                return type;
+            }
+        }
+        return null;
+    }
+
+    public Duration heartbeatInterval() {
+        return heartbeat;
+    }
+
+    /**
+     * The filter that answers checks now: the own one, another generation's, or null (answer
+     * not ready) before the first heartbeat or while no generation is known to hold every key.
+     */
+    public RedisBloomFilter answering() {
+        State current = state;
+        return current == null ? null : current.answering();
+    }
+
+    /**
+     * Adds {@code keys} to every other generation written to; the own one is the caller's.
+     *
+     * @throws BitmapStoreException when Redis fails, or before the first heartbeat
+     */
+    public void addToOthers(Collection<?> keys) {
+        for (RedisBloomFilter other : written()) {
+            other.addAll(keys);
+        }
+    }
+
+    /** {@link #addToOthers} without blocking the calling thread. */
+    public CompletableFuture<Void> addToOthersAsync(Collection<?> keys) {
+        List<RedisBloomFilter> others;
+        try {
+            others = written();
+        }
+        catch (BitmapStoreException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+        CompletableFuture<?>[] adds = others.stream().map(other -> other.addAllAsync(keys))
+                .toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(adds);
+    }
+
+    private List<RedisBloomFilter> written() {
+        State current = state;
+        if (current == null) {
+            throw new BitmapStoreException("filter '" + own.name() + "' has not read its rollout registry yet:"
+                    + " it does not know which generations to write to", null);
+        }
+        return current.alsoWritten();
+    }
+
+    /**
+     * True when every instance of the grace period writes to the own generation, since its start
+     * or for at least the journal's retention: a load that begins now covers it.
+     */
+    public boolean ownCoverable() {
+        Boolean coverable = lastCoverable;
+        return coverable != null && coverable;
+    }
+
+    private volatile Boolean lastCoverable;
+
+    /**
+     * Registers this instance, reads its peers and decides what to write to and read from.
+     * Call it before the instance serves, then every heartbeat interval.
+     *
+     * @throws BitmapStoreException when Redis fails; the previous decision stands
+     */
+    public synchronized void heartbeat() {
+        boolean first = state == null;
+        StringBuilder writes = new StringBuilder();
+        writingSince.forEach((descriptor, since) -> writes.append(writes.length() == 0 ? "" : ",").append(descriptor)
+                .append('@').append(since));
+        BitmapStore.Heartbeat beat = store.heartbeat(instancesKey, generationsKey, instanceId,
+                ownDescriptor + "|" + (writes.length() == 0 ? ownDescriptor + "@0" : writes), ownDescriptor);
+        long now = beat.now();
+
+        long writeAfter = now - grace.toMillis();
+        long readAfter = now - grace.toMillis() + 2 * heartbeat.toMillis();
+        List<RedisBloomFilter> alsoWritten = new ArrayList<>();
+        Map<String, RedisBloomFilter> readable = new TreeMap<>();
+        writingSince.putIfAbsent(ownDescriptor, 0L);
+        // Descriptors that differ only in a key type stored like no key type (integer, uuid, text,
+        // bytes) name the same keys: one generation, judged by the freshest of them.
+        Map<String, Long> seenByKeys = new HashMap<>();
+        Map<String, String> descriptorByKeys = new HashMap<>();
+        for (Map.Entry<String, String> generation : beat.generations().entrySet()) {
+            String live = liveKey(generation.getKey());
+            long seen = Long.parseLong(generation.getValue());
+            if (seenByKeys.merge(live, seen, Math::max) == seen) {
+                descriptorByKeys.put(live, generation.getKey());
+            }
+        }
+        for (Map.Entry<String, String> generation : beat.generations().entrySet()) {
+            String descriptor = generation.getKey();
+            String live = liveKey(descriptor);
+            if (live.equals(own.keys().live())) {
+                continue;
+            }
+            long seen = seenByKeys.get(live);
+            if (seen < writeAfter - heartbeat.toMillis()) {
+                delete(descriptor, descriptorByKeys.get(live).equals(descriptor));
+                continue;
+            }
+            if (seen >= writeAfter && descriptorByKeys.get(live).equals(descriptor)) {
+                RedisBloomFilter filter = foreign.computeIfAbsent(descriptor, foreignFactory);
+                alsoWritten.add(filter);
+                writingSince.putIfAbsent(descriptor, first ? 0L : now);
+                if (seen >= readAfter) {
+                    readable.put(descriptor, filter);
+                }
+            }
+        }
+        writingSince.keySet().removeIf(descriptor -> !descriptor.equals(ownDescriptor)
+                && alsoWritten.stream().noneMatch(filter -> descriptor(filter.geometry(), filter.keyType().orElse(null))
+                        .equals(descriptor)));
+
+        boolean coverable = true;
+        for (Map.Entry<String, String> instance : beat.instances().entrySet()) {
+            // "<own generation>|<generation>@<since>,...|<seen>"
+            String[] fields = instance.getValue().split("\\|");
+            long seen = Long.parseLong(fields[2]);
+            if (seen < writeAfter - heartbeat.toMillis()) {
+                store.hashDelete(instancesKey, instance.getKey());
+                continue;
+            }
+            if (seen < writeAfter) {
+                continue;
+            }
+            Long since = null;
+            for (String written : fields[1].split(",")) {
+                int at = written.lastIndexOf('@');
+                if (written.substring(0, at).equals(ownDescriptor)) {
+                    since = Long.parseLong(written.substring(at + 1));
+                }
+            }
+            if (since == null || (since != 0 && since + own.journalRetention().toMillis() > now)) {
+                coverable = false;
+            }
+        }
+        lastCoverable = coverable;
+
+        Map<String, String> ownMeta = store.hashGetAll(own.keys().meta());
+        RedisBloomFilter answering = !ownHeldBack && covered(ownMeta) ? own : firstCovered(readable.values());
+        State previous = state;
+        state = new State(answering, List.copyOf(alsoWritten), List.copyOf(readable.values()));
+        if (previous != null && previous.answering() != answering) {
+            log.info("Filter '{}': checks are now answered by {}", own.name(),
+                    answering == null ? "nothing (they bypass) until a generation holds every key"
+                            : answering == own ? "its own generation " + ownDescriptor
+                                    : "generation " + descriptor(answering.geometry(), answering.keyType().orElse(null))
+                                            + " of another configuration, until its own is loaded");
+        }
+        // Loaded while another instance did not write to it: load it again now that all do. (A
+        // generation never loaded, or lost, is loaded by the not-ready path of its checks.)
+        if ("0".equals(ownMeta.get("covered")) && coverable) {
+            loadOwn.run();
+        }
+    }
+
+    private RedisBloomFilter firstCovered(Collection<RedisBloomFilter> candidates) {
+        for (RedisBloomFilter candidate : candidates) {
+            if (covered(candidate)) {
+                return candidate;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Called as a load of the own generation begins. One that does not cover every writer
+     * (see {@link #ownCoverable}) would swap in a bitmap that lacks other instances' adds: from
+     * now until the next heartbeat after it ends, checks are answered by another covered
+     * generation, or not at all, rather than by the own one.
+     */
+    public synchronized void loadStarting(boolean covering) {
+        if (covering) {
+            return;
+        }
+        ownHeldBack = true;
+        State current = state;
+        if (current != null && current.answering() == own) {
+            state = new State(firstCovered(current.readable()), current.alsoWritten(), current.readable());
+        }
+    }
+
+    /**
+     * Called as a load of the own generation ends: one that swapped in a bitmap covering every
+     * writer answers from now on; otherwise the next heartbeat decides again.
+     */
+    public synchronized void loadEnded(boolean swappedCovering) {
+        ownHeldBack = false;
+        State current = state;
+        if (swappedCovering && current != null) {
+            state = new State(own, current.alsoWritten(), current.readable());
+        }
+    }
+
+    /**
+     * True when the filter's live bitmap came from a load that covered every writer. A bitmap
+     * loaded by a release before generations were tracked (metadata without the field) was the
+     * only generation then; one never loaded (no metadata) holds nothing.
+     */
+    private boolean covered(RedisBloomFilter filter) {
+        return covered(store.hashGetAll(filter.keys().meta()));
+    }
+
+    private static boolean covered(Map<String, String> meta) {
+        return "1".equals(meta.get("covered")) || (!meta.isEmpty() && !meta.containsKey("covered"));
+    }
+
+    /**
+     * Called when a check found nothing to answer from (at most one call at a time, and one per
+     * {@code RECONSIDER_EVERY}): another instance may have loaded the own generation since the
+     * last heartbeat, as when this one waited for that instance's warmup.
+     */
+    public void reconsider() {
+        long now = System.nanoTime();
+        long last = lastReconsidered.get();
+        if (now - last < RECONSIDER_EVERY.toNanos() || !lastReconsidered.compareAndSet(last, now)) {
+            return;
+        }
+        synchronized (this) {
+            State current = state;
+            if (current != null && current.answering() == null && !ownHeldBack && covered(own)) {
+                state = new State(own, current.alsoWritten(), current.readable());
+            }
+        }
+    }
+
+    private static final Duration RECONSIDER_EVERY = Duration.ofMillis(100);
+    private final java.util.concurrent.atomic.AtomicLong lastReconsidered = new java.util.concurrent.atomic.AtomicLong(
+            System.nanoTime() - RECONSIDER_EVERY.toNanos());
+
+    private String liveKey(String descriptor) {
+        return FilterKeys.of(keyPrefix, own.name(), geometry(descriptor), keyType(descriptor)).live();
+    }
+
+    /** Forgets a generation nobody uses; deletes its keys when {@code withKeys} (once per set of keys). */
+    private void delete(String descriptor, boolean withKeys) {
+        store.hashDelete(generationsKey, descriptor);
+        foreign.remove(descriptor);
+        if (!withKeys) {
+            return;
+        }
+        FilterKeys keys = FilterKeys.of(keyPrefix, own.name(), geometry(descriptor), keyType(descriptor));
+        log.info("Filter '{}': deleting generation {} ({}), which no instance has used for {}", own.name(),
+                descriptor, keys.live(), grace);
+        for (int shard = 0; shard < geometry(descriptor).shards(); shard++) {
+            BitmapStore.JournalKeys journal = keys.journalKeys(shard);
+            List<String> shardKeys = new ArrayList<>(List.of(keys.meta(shard), keys.addCount(shard),
+                    journal.current(), journal.previous(), journal.since(), journal.dropped(), journal.loading(),
+                    keys.live(shard)));
+            if (shard == 0) {
+                shardKeys.add(keys.lock()); // in shard 0's slot
+            }
+            store.delete(shardKeys.toArray(String[]::new));
+        }
+    }
+
+    /** Takes this instance out of the registry, so that the generations it wrote to need not wait for it. */
+    @Override
+    public void close() {
+        try {
+            store.hashDelete(instancesKey, instanceId);
+        }
+        catch (RuntimeException ex) {
+            log.debug("Filter '{}': could not leave the rollout registry: {}", own.name(), ex.getMessage());
+        }
+    }
+}

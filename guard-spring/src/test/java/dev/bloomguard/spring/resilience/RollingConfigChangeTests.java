@@ -1,0 +1,108 @@
+package dev.bloomguard.spring.resilience;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.spring.BloomGuardRejectedException;
+import dev.bloomguard.spring.RealServers;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+/**
+ * Issue 11, path 5: a rolling deploy that changes {@code expected-insertions} runs an old and a
+ * new instance side by side, the filter under other Redis keys for each. Rows created through
+ * either must be found through both, at every moment of the rollout; when the old instance is
+ * gone, its generation's keys are deleted after the grace period, and the new one still blocks
+ * absent keys and finds every row.
+ */
+class RollingConfigChangeTests {
+
+    private static final String TABLE = "rollout_users";
+    private static final String[] FAST_ROLLOUT = { "bloom-guard.rollout.heartbeat-interval=200ms",
+            "bloom-guard.rollout.grace-period=2s", "bloom-guard.journal.retention=1s" };
+
+    @Test
+    void rowsCreatedThroughEitherConfigurationAreFoundThroughBothDuringAndAfterTheRollout() throws Exception {
+        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
+                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 5000) g");
+        String warmup = "SELECT id FROM " + TABLE;
+        List<String> newConfig = new ArrayList<>(List.of(FAST_ROLLOUT));
+        newConfig.add("bloom-guard.filters.user.expected-insertions=200000");
+        try (RedisServer redis = RedisServer.start();
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                StatefulRedisConnection<String, String> admin = client.connect()) {
+            ConfigurableApplicationContext old = GuardedApp.start(redis.port(), "rollout", TABLE, warmup, FAST_ROLLOUT);
+            GuardedApp.Directory oldInstance = old.getBean(GuardedApp.Directory.class);
+            List<Long> created = new ArrayList<>();
+            created.add(oldInstance.create());
+            String oldLive = onlyLiveKey(admin);
+
+            try (ConfigurableApplicationContext upgraded = GuardedApp.start(redis.port(), "rollout", TABLE, warmup,
+                    newConfig.toArray(String[]::new))) {
+                GuardedApp.Directory newInstance = upgraded.getBean(GuardedApp.Directory.class);
+                assertThat(liveKeys(admin)).as("the new configuration's generation beside the old").hasSize(2);
+
+                // Through the rollout (the new instance switches to its own generation meanwhile):
+                // every row created through either instance is found through both.
+                long until = System.nanoTime() + Duration.ofSeconds(4).toNanos();
+                while (System.nanoTime() < until) {
+                    created.add(oldInstance.create());
+                    created.add(newInstance.create());
+                    assertFoundThroughEach(created, oldInstance, newInstance);
+                    Thread.sleep(50);
+                }
+                assertThat(GuardedApp.rejectedWithin(oldInstance, Duration.ofSeconds(5))).isGreaterThan(950);
+                assertThat(GuardedApp.rejectedWithin(newInstance, Duration.ofSeconds(5))).isGreaterThan(950);
+
+                old.close(); // the last old instance goes: the rollout is over
+                created.add(newInstance.create());
+                long closed = System.nanoTime();
+                String oldGeneration = "rollout:{user:" + oldLive.split(":")[2] + ":*";
+                while (!admin.sync().keys(oldGeneration).isEmpty()) {
+                    assertThat(Duration.ofNanos(System.nanoTime() - closed))
+                            .as("time the unused generation's keys outlive the grace period").isLessThan(Duration.ofSeconds(8));
+                    assertFoundThroughEach(created, newInstance);
+                    Thread.sleep(100);
+                }
+                assertThat(liveKeys(admin)).as("only the new generation is left").hasSize(1).doesNotContain(oldLive);
+                created.add(newInstance.create());
+                assertFoundThroughEach(created, newInstance);
+                assertThat(GuardedApp.rejectedWithin(newInstance, Duration.ofSeconds(5))).isGreaterThan(950);
+            }
+            finally {
+                old.close();
+            }
+        }
+    }
+
+    private static void assertFoundThroughEach(List<Long> created, GuardedApp.Directory... instances) {
+        for (GuardedApp.Directory instance : instances) {
+            for (long id : created) {
+                try {
+                    instance.find(id);
+                }
+                catch (BloomGuardRejectedException ex) {
+                    throw new AssertionError("row " + id + " exists and was blocked", ex);
+                }
+            }
+        }
+    }
+
+    /** The live bitmaps of filter 'user' (one per generation): keys like {@code rollout:{user:m958528k7:0}}. */
+    private static List<String> liveKeys(StatefulRedisConnection<String, String> admin) {
+        return admin.sync().keys("rollout:{user:m*}").stream().sorted().toList();
+    }
+
+    private static String onlyLiveKey(StatefulRedisConnection<String, String> admin) {
+        List<String> live = liveKeys(admin);
+        assertThat(live).hasSize(1);
+        return live.get(0);
+    }
+}
