@@ -31,6 +31,12 @@ import java.lang.annotation.Target;
  * filter. Other instances block the key until it lands. After 2 minutes of refusals, or with more
  * than 100,000 keys waiting, the filter is re-warmed from its warmup SQL instead.
  *
+ * <p>Every load replays an added key for {@code bloom-guard.journal.retention} (10 minutes), so a
+ * transaction that commits after loads whose snapshots could not see its row still finds its key:
+ * keep the retention longer than the longest transaction that writes a guarded key. While
+ * instances of differing filter configurations run side by side (a rolling deploy), the key is
+ * added to every generation of the filter in use.
+ *
  * <p>On a method returning a {@code CompletableFuture} or {@code CompletionStage},
  * {@code #result} is the completed value: its key is added without blocking, and the returned
  * future completes only once the key is in the filter; a failed add fails it with a
