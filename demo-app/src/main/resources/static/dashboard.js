@@ -158,6 +158,7 @@
     if (side === 'on') {
       show('compare-on-rejected', burst ? burst.rejected : null);
     }
+    $('compare-' + side + '-mix').textContent = burst ? (MIX_LABELS[burst.mix] || burst.mix) : '';
     const share = burst && burst.lookups ? Math.min(1, burst.databaseQueries / burst.lookups) : 0;
     $('compare-' + side + '-bar').style.width = (share * 100).toFixed(1) + '%';
   }
