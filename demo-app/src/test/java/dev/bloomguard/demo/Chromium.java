@@ -17,10 +17,10 @@ import org.openqa.selenium.chrome.ChromeOptions;
 /**
  * A headless Debian {@code chromium} driven through Debian's {@code chromedriver}, both from the
  * system (apt packages {@code chromium} and {@code chromium-driver}; {@code .ci/run} installs
- * them). Selenium is given both paths so it never looks for, or downloads, a browser of its own.
+ * them), or, where they are not installed, the Chrome for Testing Selenium Manager downloads.
  *
- * <p>A missing browser is a failure, not a skipped test: the dashboard would otherwise go
- * untested without anyone noticing.
+ * <p>A browser that cannot be had is a failure, not a skipped test: the dashboard would otherwise
+ * go untested without anyone noticing.
  */
 final class Chromium implements AutoCloseable {
 
@@ -41,22 +41,35 @@ final class Chromium implements AutoCloseable {
         this.driver = driver;
     }
 
-    /** Starts the browser with a viewport of exactly {@code width} × {@code height} CSS pixels. */
+    /**
+     * Starts the browser with a viewport of exactly {@code width} × {@code height} CSS pixels:
+     * Debian's chromium and chromedriver when installed (as {@code .ci/run} does), otherwise the
+     * Chrome for Testing that Selenium Manager downloads, so that the README's test command also
+     * runs on a machine with only a JDK and a network.
+     */
     static Chromium start(int width, int height) {
-        for (Path executable : new Path[] { BROWSER, DRIVER }) {
-            if (!Files.isExecutable(executable)) {
-                throw new IllegalStateException(executable + " is missing: the dashboard's browser test needs Debian's"
-                        + " chromium and chromium-driver (apt-get install -y chromium chromium-driver; .ci/run does it)");
-            }
-        }
         QUIET.forEach(logger -> logger.setLevel(Level.SEVERE));
         ChromeOptions options = new ChromeOptions();
-        options.setBinary(BROWSER.toFile());
         // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
         options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--hide-scrollbars", "--window-size=" + width + "," + height);
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(DRIVER.toFile()).build();
-        Chromium chromium = new Chromium(new ChromeDriver(service, options));
+        ChromeDriver driver;
+        if (Files.isExecutable(BROWSER) && Files.isExecutable(DRIVER)) {
+            options.setBinary(BROWSER.toFile());
+            driver = new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(DRIVER.toFile()).build(),
+                    options);
+        }
+        else {
+            try {
+                driver = new ChromeDriver(options);
+            }
+            catch (RuntimeException ex) {
+                throw new IllegalStateException(BROWSER + " or " + DRIVER + " is missing and Selenium Manager could not"
+                        + " download a browser: the dashboard's browser test needs Debian's chromium and chromium-driver"
+                        + " (apt-get install -y chromium chromium-driver; .ci/run does it)", ex);
+            }
+        }
+        Chromium chromium = new Chromium(driver);
         chromium.viewport(width, height, false);
         return chromium;
     }
