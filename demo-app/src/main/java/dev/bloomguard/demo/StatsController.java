@@ -1,16 +1,25 @@
 package dev.bloomguard.demo;
 
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 import dev.bloomguard.spring.metrics.BloomGuardMetricNames;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.HistogramSnapshot;
+import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 
 /**
- * {@code GET /stats}: what the filter {@code user} did, in one small document. The check counts
- * are bloom-guard's {@code bloomguard.checks} counters; {@code databaseQueries} is counted by the
- * repository itself, so the two can be compared.
+ * {@code GET /stats}: what the filter {@code user} did, in one small document the dashboard polls.
+ * The check counts are bloom-guard's {@code bloomguard.checks} counters and the latency its
+ * {@code bloomguard.check.duration} timer; {@code databaseQueries} is counted by the demo's own
+ * {@link DatabaseStatements}, so the two can be compared.
  */
 @RestController
 class StatsController {
@@ -23,9 +32,23 @@ class StatsController {
      * @param bypassed lookups the filter could not decide (not ready, Redis failing) and let through
      * @param databaseQueries statements the application sent to the database, inserts included
      * @param databaseQueriesAvoided one per blocked lookup
+     * @param checks every {@code outcome} the counter has for the filter, the three above included
+     * @param checkLatency how long the filter took to decide
      */
     record Stats(String filter, long blocked, long passed, long bypassed, long databaseQueries,
-            long databaseQueriesAvoided) {
+            long databaseQueriesAvoided, Map<String, Long> checks, Latency checkLatency) {
+    }
+
+    /**
+     * The check timer in microseconds. The percentiles cover the last minute or so (Micrometer's
+     * rolling window) and are null unless {@code management.metrics.distribution.percentiles}
+     * asks the timer for them, as the demo's {@code application.yml} does.
+     *
+     * @param count checks timed since startup
+     * @param mean over every check since startup
+     * @param max the slowest check in the window
+     */
+    record Latency(long count, double mean, double max, Double p50, Double p95, Double p99) {
     }
 
     private final MeterRegistry meters;
@@ -38,15 +61,29 @@ class StatsController {
 
     @GetMapping("/stats")
     Stats stats() {
-        long blocked = checks("blocked");
-        return new Stats(FILTER, blocked, checks("passed"), checks("bypassed"), database.count(), blocked);
+        Map<String, Long> checks = new TreeMap<>();
+        for (Counter counter : meters.find(BloomGuardMetricNames.CHECKS).tag(BloomGuardMetricNames.TAG_FILTER, FILTER)
+                .counters()) {
+            checks.put(counter.getId().getTag(BloomGuardMetricNames.TAG_OUTCOME), (long) counter.count());
+        }
+        long blocked = checks.getOrDefault("blocked", 0L);
+        return new Stats(FILTER, blocked, checks.getOrDefault("passed", 0L), checks.getOrDefault("bypassed", 0L),
+                database.count(), blocked, checks, latency());
     }
 
-    private long checks(String outcome) {
-        Counter counter = meters.find(BloomGuardMetricNames.CHECKS)
-                .tag(BloomGuardMetricNames.TAG_FILTER, FILTER)
-                .tag(BloomGuardMetricNames.TAG_OUTCOME, outcome)
-                .counter();
-        return counter == null ? 0 : (long) counter.count();
+    private Latency latency() {
+        Timer timer = meters.find(BloomGuardMetricNames.CHECK_DURATION).tag(BloomGuardMetricNames.TAG_FILTER, FILTER)
+                .timer();
+        if (timer == null) {
+            return new Latency(0, 0, 0, null, null, null);
+        }
+        HistogramSnapshot snapshot = timer.takeSnapshot();
+        Map<Double, Double> percentiles = new HashMap<>();
+        for (ValueAtPercentile value : snapshot.percentileValues()) {
+            percentiles.put(value.percentile(), value.value(TimeUnit.MICROSECONDS));
+        }
+        return new Latency(snapshot.count(), snapshot.mean(TimeUnit.MICROSECONDS), snapshot.max(TimeUnit.MICROSECONDS),
+                percentiles.get(0.5), percentiles.get(0.95), percentiles.get(0.99));
     }
+
 }

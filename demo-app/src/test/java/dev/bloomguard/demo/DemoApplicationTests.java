@@ -2,6 +2,7 @@ package dev.bloomguard.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -9,11 +10,15 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.util.LinkedMultiValueMap;
 import org.springframework.web.client.RestClient;
 
+import dev.bloomguard.demo.AttackSimulator.Burst;
+import dev.bloomguard.demo.AttackSimulator.Status;
 import dev.bloomguard.demo.StatsController.Stats;
 import dev.bloomguard.spring.BloomFilterRegistry;
 
@@ -125,6 +130,81 @@ class DemoApplicationTests {
     }
 
     @Test
+    void attackRefusesBadInputWithA400NamingTheField() {
+        Map<String, String> plan = Map.of("rate", "5000", "seconds", "3", "mix", "absent", "guard", "on");
+        Status before = attack();
+
+        ResponseEntity<Map> tooFast = http().postForm("/attack", plan, Map.class);
+        ResponseEntity<Map> noMix = http().postForm("/attack", Map.of("rate", "10", "seconds", "3", "guard", "on"),
+                Map.class);
+
+        assertThat(tooFast.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+        assertThat(tooFast.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+        assertThat(tooFast.getBody().get("detail")).isEqualTo("rate (5000) must be from 1 to 2000");
+        assertThat(noMix.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+        assertThat(noMix.getBody().get("detail")).isEqualTo("mix is required: one of absent, mixed, false-positive");
+        assertThat(attack()).as("nothing started").isEqualTo(before);
+    }
+
+    @Test
+    void aSecondAttackWaitsForTheFirstWhichStopsOnRequest() {
+        ResponseEntity<Burst> first = http().postForm("/attack",
+                Map.of("rate", "5", "seconds", "30", "mix", "absent", "guard", "on"), Burst.class);
+        ResponseEntity<Map> second = http().postForm("/attack",
+                Map.of("rate", "5", "seconds", "1", "mix", "absent", "guard", "off"), Map.class);
+        ResponseEntity<Status> stop = http().delete("/attack", Status.class);
+
+        assertThat(first.getStatusCode()).isEqualTo(HttpStatus.ACCEPTED);
+        assertThat(first.getBody().state()).isEqualTo("running");
+        assertThat(second.getStatusCode()).isEqualTo(HttpStatus.CONFLICT);
+        assertThat(second.getBody().get("detail")).isEqualTo("An attack is already running; stop it first");
+        assertThat(stop.getStatusCode()).isEqualTo(HttpStatus.OK);
+        Burst stopped = finishedBurst();
+        assertThat(stopped.state()).isEqualTo("stopped");
+        assertThat(stopped.lookups()).isLessThan(5 * 30);
+    }
+
+    @Test
+    void aFalsePositiveBurstReachesTheDatabaseOnEveryLookup() {
+        long planted = AttackSimulator.ABSENT_IDS_FROM + 3;
+        filters.filter(StatsController.FILTER).add(planted);
+
+        ResponseEntity<Burst> started = http().postForm("/attack",
+                Map.of("rate", "100", "seconds", "1", "mix", "false-positive", "guard", "on"), Burst.class);
+
+        assertThat(started.getStatusCode()).isEqualTo(HttpStatus.ACCEPTED);
+        Burst burst = finishedBurst();
+        assertThat(burst.falsePositiveId()).as("the first absent id the filter lets through")
+                .isBetween(AttackSimulator.ABSENT_IDS_FROM, planted);
+        assertThat(burst.lookups()).isPositive();
+        assertThat(burst.rejected()).isZero();
+        assertThat(burst.notFound()).isEqualTo(burst.lookups());
+        assertThat(burst.databaseQueries()).isEqualTo(burst.lookups());
+    }
+
+    @Test
+    void aMixedBurstQueriesTheDatabaseOnlyForIdsThatPass() {
+        ResponseEntity<Burst> started = http().postForm("/attack",
+                Map.of("rate", "200", "seconds", "1", "mix", "mixed", "guard", "on"), Burst.class);
+
+        assertThat(started.getStatusCode()).isEqualTo(HttpStatus.ACCEPTED);
+        Burst burst = finishedBurst();
+        assertThat(burst.found()).as("real ids").isPositive();
+        assertThat(burst.rejected()).as("absent ids").isPositive();
+        assertThat(burst.failed()).isZero();
+        assertThat(burst.found() + burst.notFound() + burst.rejected()).isEqualTo(burst.lookups());
+        assertThat(burst.databaseQueries()).isEqualTo(burst.found() + burst.notFound());
+    }
+
+    @Test
+    void theRebuildIsNotOfferedWhileTheEndpointIsReadOnly() {
+        ResponseEntity<Void> options = http().options("/actuator/bloomguard/user");
+
+        assertThat(options.getStatusCode()).isEqualTo(HttpStatus.OK);
+        assertThat(options.getHeaders().getAllow()).contains(HttpMethod.GET).doesNotContain(HttpMethod.POST);
+    }
+
+    @Test
     void servesTheIndexPageAndHealth() {
         assertThat(http().get("/", String.class).getBody()).contains("/users/-1", "/stats",
                 "/actuator/metrics/bloomguard.checks");
@@ -158,6 +238,50 @@ class DemoApplicationTests {
 
         <T> ResponseEntity<T> post(String uri, Object body, Class<T> type) {
             return client.post().uri(uri).contentType(MediaType.APPLICATION_JSON).body(body).retrieve().toEntity(type);
+        }
+
+        /** A POST of the fields as {@code application/x-www-form-urlencoded}, as the dashboard sends them. */
+        <T> ResponseEntity<T> postForm(String uri, Map<String, String> fields, Class<T> type) {
+            LinkedMultiValueMap<String, String> form = new LinkedMultiValueMap<>();
+            fields.forEach(form::add);
+            return client.post().uri(uri).contentType(MediaType.APPLICATION_FORM_URLENCODED).body(form).retrieve()
+                    .toEntity(type);
+        }
+
+        <T> ResponseEntity<T> delete(String uri, Class<T> type) {
+            return client.delete().uri(uri).retrieve().toEntity(type);
+        }
+
+        ResponseEntity<Void> options(String uri) {
+            return client.options().uri(uri).retrieve().toBodilessEntity();
+        }
+    }
+
+    private Status attack() {
+        ResponseEntity<Status> response = http().get("/attack", Status.class);
+        assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
+        return response.getBody();
+    }
+
+    /** The current burst once it has ended; bursts here last a second or are stopped. */
+    private Burst finishedBurst() {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        Burst burst = attack().current();
+        while (burst.endedAt() == null && System.nanoTime() < deadline) {
+            sleep(Duration.ofMillis(50));
+            burst = attack().current();
+        }
+        assertThat(burst.endedAt()).as("the burst ended within 20 s: %s", burst).isNotNull();
+        return burst;
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
         }
     }
 
