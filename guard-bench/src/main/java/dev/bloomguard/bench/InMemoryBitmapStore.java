@@ -18,6 +18,7 @@ import dev.bloomguard.core.redis.CircuitBreaker;
 final class InMemoryBitmapStore implements BitmapStore {
 
     private final Map<String, byte[]> values = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, String>> hashes = new ConcurrentHashMap<>();
 
     @Override
     public BitSet readBits(String key, long[] offsets, int count, Duration timeout) {
@@ -97,13 +98,17 @@ final class InMemoryBitmapStore implements BitmapStore {
             return STAGING_ALTERED;
         }
         values.put(live, bitmap);
+        hashes.put(metaKey, new ConcurrentHashMap<>(meta));
         return 0;
     }
 
     @Override
     public Heartbeat heartbeat(String instancesKey, String generationsKey, String instanceId, String instanceValue,
             String generation) {
-        throw new UnsupportedOperationException("the benchmark only reads");
+        long now = System.currentTimeMillis();
+        hashes.computeIfAbsent(instancesKey, key -> new ConcurrentHashMap<>()).put(instanceId, instanceValue + "|" + now);
+        hashes.computeIfAbsent(generationsKey, key -> new ConcurrentHashMap<>()).put(generation, Long.toString(now));
+        return new Heartbeat(now, Map.copyOf(hashes.get(instancesKey)), Map.copyOf(hashes.get(generationsKey)));
     }
 
     @Override
@@ -132,7 +137,7 @@ final class InMemoryBitmapStore implements BitmapStore {
     }
 
     @Override
-    public void listRemove(String key, byte[] value) {
+    public void listBlankIfEquals(String key, long index, byte[] value) {
     }
 
     @Override
@@ -164,7 +169,7 @@ final class InMemoryBitmapStore implements BitmapStore {
 
     @Override
     public Map<String, String> hashGetAll(String key) {
-        return Map.of();
+        return Map.copyOf(hashes.getOrDefault(key, Map.of()));
     }
 
     @Override

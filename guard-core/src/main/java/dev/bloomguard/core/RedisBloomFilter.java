@@ -120,8 +120,13 @@ public final class RedisBloomFilter {
     private volatile boolean blockingSuspended;
     private final AtomicBoolean loading = new AtomicBoolean();
     private final AtomicBoolean maintaining = new AtomicBoolean();
-    /** Per shard, the highest count of adds this instance has seen Redis hold; -1 before the first. */
-    private final AtomicLongArray seenAddCounts;
+    /**
+     * Per shard, how many of this instance's adds Redis has confirmed (since the last rewind); the
+     * instance's own count in Redis can never be lower unless Redis lost some.
+     */
+    private final AtomicLongArray confirmedAdds;
+    /** Rewinds noticed; a batch sent before one does not report it again. */
+    private final java.util.concurrent.atomic.AtomicLong rewinds = new java.util.concurrent.atomic.AtomicLong();
     private volatile LoadReport lastLoad;
 
     private RedisBloomFilter(Builder builder) {
@@ -134,10 +139,7 @@ public final class RedisBloomFilter {
         this.instanceId = builder.instanceId;
         this.journalCapacity = builder.journalCapacity;
         this.journalRetention = builder.journalRetention;
-        this.seenAddCounts = new AtomicLongArray(geometry.shards());
-        for (int shard = 0; shard < geometry.shards(); shard++) {
-            seenAddCounts.set(shard, -1);
-        }
+        this.confirmedAdds = new AtomicLongArray(geometry.shards());
         this.maxShrink = builder.maxShrink;
         this.notReadyListener = builder.notReadyListener;
         this.mirror = builder.mirror == null ? null
@@ -274,11 +276,11 @@ public final class RedisBloomFilter {
         if (generations != null) {
             RedisBloomFilter answering = generations.answering();
             if (answering == null) {
-                notReady();
+                noGenerationAnswers();
                 return Membership.NOT_READY;
             }
             if (answering != this) {
-                return answering.check(key);
+                return suspendedAbsent(answering.check(key));
             }
         }
         Probe probe = probe(key);
@@ -309,11 +311,11 @@ public final class RedisBloomFilter {
         if (generations != null) {
             RedisBloomFilter answering = generations.answering();
             if (answering == null) {
-                MIRROR_LOADER.execute(this::notReady);
+                noGenerationAnswers();
                 return CompletableFuture.completedFuture(Membership.NOT_READY);
             }
             if (answering != this) {
-                return answering.checkAsync(key);
+                return answering.checkAsync(key).thenApply(this::suspendedAbsent);
             }
         }
         Probe probe = probe(key);
@@ -392,11 +394,11 @@ public final class RedisBloomFilter {
         if (generations != null) {
             RedisBloomFilter answering = generations.answering();
             if (answering == null) {
-                notReady();
+                noGenerationAnswers();
                 return notReady(keys);
             }
             if (answering != this) {
-                return answering.checkAll(keys);
+                return suspendedAbsent(answering.checkAll(keys));
             }
         }
         BatchCheck batch = new BatchCheck(keys);
@@ -427,11 +429,11 @@ public final class RedisBloomFilter {
         if (generations != null) {
             RedisBloomFilter answering = generations.answering();
             if (answering == null) {
-                MIRROR_LOADER.execute(this::notReady);
+                noGenerationAnswers();
                 return CompletableFuture.completedFuture(notReady(keys));
             }
             if (answering != this) {
-                return answering.checkAllAsync(keys);
+                return answering.checkAllAsync(keys).thenApply(this::suspendedAbsent);
             }
         }
         BatchCheck batch = new BatchCheck(keys);
@@ -550,6 +552,47 @@ public final class RedisBloomFilter {
         }
     }
 
+    /**
+     * No generation can answer (see {@link FilterGenerations#answering}): looks again soon, in the
+     * background, and asks for a load when the own generation was never loaded or was lost.
+     */
+    private void noGenerationAnswers() {
+        if (generations.reconsiderDue()) {
+            MIRROR_LOADER.execute(() -> {
+                try {
+                    generations.reconsider();
+                }
+                catch (RuntimeException ex) {
+                    log.debug("Filter '{}': could not look at its generation again: {}", name, ex.getMessage());
+                }
+            });
+        }
+        if (generations.ownUnloaded() && notReadyListener != null) {
+            try {
+                notReadyListener.accept(this);
+            }
+            catch (RuntimeException ex) {
+                log.warn("Filter '{}': not-ready listener failed: {}", name, ex.toString());
+            }
+        }
+    }
+
+    /** Another generation's ABSENT, while this instance suspends blocking (its own query is not loaded yet). */
+    private Membership suspendedAbsent(Membership answer) {
+        return answer == Membership.ABSENT && blockingSuspended ? Membership.NOT_READY : answer;
+    }
+
+    private List<Membership> suspendedAbsent(List<Membership> answers) {
+        if (!blockingSuspended) {
+            return answers;
+        }
+        List<Membership> suspended = new ArrayList<>(answers.size());
+        for (Membership answer : answers) {
+            suspended.add(suspendedAbsent(answer));
+        }
+        return suspended;
+    }
+
     /** NOT_READY for each key, PRESENT for null ones (never checked, so never blocked). */
     private static List<Membership> notReady(Collection<?> keys) {
         List<Membership> answers = new ArrayList<>(keys.size());
@@ -560,7 +603,7 @@ public final class RedisBloomFilter {
     }
 
     private void notReady() {
-        if (generations != null) {
+        if (generations != null && generations.reconsiderDue()) {
             // A Redis read: never on the checking thread, whose wait is bounded by the check timeout.
             MIRROR_LOADER.execute(() -> {
                 try {
@@ -690,8 +733,14 @@ public final class RedisBloomFilter {
 
         final List<BitmapStore.ShardAdds> batch = new ArrayList<>();
         final List<Integer> shards = new ArrayList<>();
+        /** This instance's adds confirmed before the batch was sent, per shard: Redis counted them first. */
+        final long[] confirmedBefore = new long[geometry.shards()];
+        final long epoch = rewinds.get();
 
         AddBatch(Collection<?> keys) {
+            for (int shard = 0; shard < confirmedBefore.length; shard++) {
+                confirmedBefore[shard] = confirmedAdds.get(shard);
+            }
             int hashes = geometry.hashes();
             int shardCount = geometry.shards();
             List<List<long[]>> byShard = new ArrayList<>(shardCount);
@@ -717,7 +766,8 @@ public final class RedisBloomFilter {
                     entries.add(pack(all, i * hashes, hashes));
                 }
                 batch.add(new BitmapStore.ShardAdds(RedisBloomFilter.this.keys.journal(shard), entries,
-                        RedisBloomFilter.this.keys.live(shard), all, RedisBloomFilter.this.keys.addCount(shard)));
+                        RedisBloomFilter.this.keys.live(shard), all, RedisBloomFilter.this.keys.addCount(shard),
+                        instanceId));
                 shards.add(shard);
             }
         }
@@ -731,8 +781,18 @@ public final class RedisBloomFilter {
     private void afterAdds(AddBatch adds, List<BitmapStore.AddReceipt> receipts) {
         for (int i = 0; i < receipts.size(); i++) {
             long count = receipts.get(i).addCount();
-            if (count >= 0) {
-                seenAddCounts.accumulateAndGet(adds.shards.get(i), count, Math::max);
+            int shard = adds.shards.get(i);
+            long entries = adds.batch.get(i).entries().size();
+            if (count < 0) {
+                continue;
+            }
+            if (count - entries < adds.confirmedBefore[shard] && rewinds.get() == adds.epoch) {
+                String detail = "shard " + shard + ": this instance's adds counted " + (count - entries)
+                        + " where " + adds.confirmedBefore[shard] + " had been confirmed";
+                MIRROR_LOADER.execute(() -> rewound(adds.epoch, detail));
+            }
+            else {
+                confirmedAdds.addAndGet(shard, entries);
             }
         }
         for (BitmapStore.AddReceipt receipt : receipts) {
@@ -783,47 +843,58 @@ public final class RedisBloomFilter {
     /**
      * Notices Redis going back in time: a restart from an older RDB or AOF file, or a failover to
      * a replica that lagged, brings the bitmap back without the adds made since, ready marker and
-     * all, and those keys would be blocked for good. Each shard counts its adds in Redis, and this
-     * instance remembers the highest count it has seen (its own adds' counts and earlier
-     * readings); a count lower than that means adds were lost. The filter is then made not ready
-     * on every instance (the marker of each shard is cleared, so every check bypasses it) until a
-     * load swaps in a whole bitmap again: the not-ready listener schedules that load. Call it
-     * periodically (the Spring starter does, every {@code bloom-guard.rewind-check-interval}).
+     * all, and those keys would be blocked for good. Each instance counts its own adds in Redis
+     * (one hash field per instance and shard, incremented with each add after its bits), and
+     * remembers how many Redis confirmed: a count lower than that means Redis lost some. Both
+     * this call and every add of the instance compare. The filter is then made not ready on every
+     * instance (the marker of each shard is cleared, so every check bypasses it, and mirrors are
+     * told to drop their pages) until a load swaps in a whole bitmap again: the not-ready listener
+     * schedules that load. Call it periodically (the Spring starter does, every
+     * {@code bloom-guard.rewind-check-interval}); an instance that adds notices at its next add.
      *
      * @return true when Redis was found behind this instance
      * @throws BitmapStoreException when Redis cannot be read; try again later
      */
     public boolean verifyNotBehind() {
-        long[] counts = new long[geometry.shards()];
-        StringBuilder behind = new StringBuilder();
-        for (int shard = 0; shard < geometry.shards(); shard++) {
-            counts[shard] = store.get(keys.addCount(shard)).map(Long::parseLong).orElse(0L);
-            long seen = seenAddCounts.get(shard);
-            if (counts[shard] < seen) {
-                behind.append(behind.length() == 0 ? "" : ", ").append("shard ").append(shard).append(" from ")
-                        .append(seen).append(" to ").append(counts[shard]);
+        long epoch = rewinds.get();
+        long[] confirmed = new long[geometry.shards()];
+        for (int shard = 0; shard < confirmed.length; shard++) {
+            confirmed[shard] = confirmedAdds.get(shard); // before the read: Redis counted these first
+        }
+        for (int shard = 0; shard < confirmed.length; shard++) {
+            String counted = store.hashGetAll(keys.addCount(shard)).get(instanceId);
+            long count = counted == null ? 0 : Long.parseLong(counted);
+            if (count < confirmed[shard]) {
+                rewound(epoch, "shard " + shard + ": this instance's adds counted " + count + " where "
+                        + confirmed[shard] + " had been confirmed");
+                return true;
             }
         }
-        if (behind.length() == 0) {
-            for (int shard = 0; shard < counts.length; shard++) {
-                seenAddCounts.accumulateAndGet(shard, counts[shard], Math::max);
+        return false;
+    }
+
+    /** Makes the filter not ready everywhere after Redis lost adds; once per rewind. */
+    private synchronized void rewound(long epoch, String detail) {
+        if (!rewinds.compareAndSet(epoch, epoch + 1)) {
+            return;
+        }
+        log.error("Filter '{}': Redis lost adds ({}): it restarted from an older snapshot or failed over to a replica"
+                + " that lagged. The filter bypasses on every instance until it is loaded again", name, detail);
+        try {
+            for (int shard = 0; shard < geometry.shards(); shard++) {
+                store.clearBit(keys.live(shard), geometry.markerOffset());
+                String counted = store.hashGetAll(keys.addCount(shard)).get(instanceId);
+                confirmedAdds.set(shard, counted == null ? 0 : Long.parseLong(counted));
             }
-            return false;
+            store.publish(keys.events(), new byte[] { EVENT_SWAP });
         }
-        log.error("Filter '{}': Redis lost adds (their count went back, {}): it restarted from an older snapshot or"
-                + " failed over to a replica that lagged. The filter bypasses on every instance until it is loaded"
-                + " again", name, behind);
-        for (int shard = 0; shard < geometry.shards(); shard++) {
-            store.clearBit(keys.live(shard), geometry.markerOffset());
-        }
-        for (int shard = 0; shard < counts.length; shard++) {
-            seenAddCounts.set(shard, counts[shard]);
+        catch (BitmapStoreException ex) {
+            log.warn("Filter '{}': could not make the filter not ready after the rewind: {}", name, ex.getMessage());
         }
         if (mirror != null) {
             mirror.clear();
         }
         notReady();
-        return true;
     }
 
     private void publishAdd(int shard, long[] offsets, int count) {
@@ -920,6 +991,9 @@ public final class RedisBloomFilter {
         }
         catch (RuntimeException ex) {
             loading.set(false);
+            if (generations != null) {
+                generations.loadEnded(false);
+            }
             throw ex;
         }
     }
@@ -953,8 +1027,31 @@ public final class RedisBloomFilter {
             if (generations != null) {
                 generations.loadStarting(covering);
             }
-            for (int shard = 0; shard < geometry.shards(); shard++) {
-                markIndexes[shard] = store.beginJournalLoad(keys.journalKeys(shard), token, mark, STAGING_EXPIRY);
+            int begun = 0;
+            try {
+                for (; begun < geometry.shards(); begun++) {
+                    markIndexes[begun] = store.beginJournalLoad(keys.journalKeys(begun), token, mark, STAGING_EXPIRY);
+                }
+            }
+            catch (RuntimeException ex) {
+                abandon(begun);
+                throw ex;
+            }
+        }
+
+        /** Takes this load's hold and mark out of the first {@code shards} journals, as far as Redis lets it. */
+        private void abandon(int shards) {
+            try {
+                for (int shard = 0; shard < shards; shard++) {
+                    BitmapStore.JournalKeys journal = keys.journalKeys(shard);
+                    store.deleteIfEquals(journal.loading(), token);
+                    // Blanked in place, not removed: another load's replay counts positions.
+                    store.listBlankIfEquals(journal.current(), markIndexes[shard], mark);
+                }
+            }
+            catch (BitmapStoreException ex) {
+                log.debug("Filter '{}': could not take an abandoned load's mark out of the journal: {}", name,
+                        ex.getMessage());
             }
         }
 
@@ -983,16 +1080,8 @@ public final class RedisBloomFilter {
         public void close() {
             try {
                 if (!swapped) {
-                    for (int shard = 0; shard < geometry.shards(); shard++) {
-                        BitmapStore.JournalKeys journal = keys.journalKeys(shard);
-                        store.deleteIfEquals(journal.loading(), token);
-                        store.listRemove(journal.current(), mark);
-                    }
+                    abandon(geometry.shards());
                 }
-            }
-            catch (BitmapStoreException ex) {
-                log.debug("Filter '{}': could not take an abandoned load's mark out of the journal: {}", name,
-                        ex.getMessage());
             }
             finally {
                 loading.set(false);

@@ -72,7 +72,7 @@ public interface BitmapStore {
      * Records adds for the swaps to come and sets their bits, for several shards, every command
      * sent before any reply is awaited (about one round trip per node): per shard
      * {@code RPUSH journal entries...}, {@code BITFIELD bitmapKey SET ...}, then, when the shard
-     * has a count key, {@code INCRBY countKey entries}. The order matters: a swap that runs between
+     * has a count key, {@code HINCRBY countKey countField entries}. The order matters: a swap that runs between
      * the push and the bits has already replayed the entry, and the bits then land on the new
      * bitmap; and a snapshot of Redis that holds the count holds the bits counted.
      *
@@ -81,8 +81,12 @@ public interface BitmapStore {
      */
     List<AddReceipt> journalAndSetBitsMany(List<ShardAdds> adds);
 
-    /** The adds of one shard: journal entries, the bits to set, and the key counting adds (may be null). */
-    record ShardAdds(String journalKey, List<byte[]> entries, String bitmapKey, long[] offsets, String countKey) {
+    /**
+     * The adds of one shard: journal entries, the bits to set, and the hash and field counting
+     * this instance's adds (null: not counted).
+     */
+    record ShardAdds(String journalKey, List<byte[]> entries, String bitmapKey, long[] offsets, String countKey,
+            String countField) {
     }
 
     /** What {@link #journalAndSetBitsMany} left in one shard. */
@@ -143,8 +147,9 @@ public interface BitmapStore {
     }
 
     /**
-     * Marks {@code journal} as loaded by {@code token} (overwriting an older load's token, which
-     * can then no longer swap; kept at most {@code ttl}), then pushes {@code mark} onto it.
+     * In one script: marks {@code journal} as loaded by {@code token} (overwriting an older load's
+     * token, which can then no longer swap; kept at most {@code ttl}), then pushes {@code mark}
+     * onto it.
      *
      * @return the mark's index in the current journal
      */
@@ -202,7 +207,7 @@ public interface BitmapStore {
     /** {@code HDEL key field}. */
     void hashDelete(String key, String field);
 
-    /** {@code SETBIT key offset 0}. */
+    /** {@code SETBIT key offset 0} when the key exists (a missing key stays missing). */
     void clearBit(String key, long offset);
 
     /** {@code BITCOUNT} of the whole value; 0 when it does not exist. */
@@ -217,8 +222,11 @@ public interface BitmapStore {
     /** {@code LLEN key}: 0 when it does not exist. */
     long listLength(String key);
 
-    /** {@code LREM key 1 value}: removes the first element equal to {@code value}, if any. */
-    void listRemove(String key, byte[] value);
+    /**
+     * Empties the element at {@code index} of {@code key} if it still is {@code value}: unlike
+     * removing it, this moves no other element, so the positions a running load relies on stay.
+     */
+    void listBlankIfEquals(String key, long index, byte[] value);
 
     /** {@code SET key value NX PX ttl}: true when the key was free and is now {@code value}. */
     boolean setIfAbsent(String key, String value, Duration ttl);

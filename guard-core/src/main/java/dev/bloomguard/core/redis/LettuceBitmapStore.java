@@ -63,7 +63,8 @@ public final class LettuceBitmapStore implements BitmapStore {
     /**
      * Lua shared by the replay and swap scripts: sets on {@code bitmap} the bits of each add in
      * {@code entries} (its packed 4-byte big-endian offsets), skipping loads' marks (12 bytes
-     * starting with the marker's offset, like {@code mark}). Returns the adds replayed.
+     * starting with the marker's offset, like {@code mark}) and blanked marks (empty). Returns the
+     * adds replayed.
      */
     private static final String REPLAY_FUNCTION = """
             local function replay(bitmap, entries, mark)
@@ -71,7 +72,7 @@ public final class LettuceBitmapStore implements BitmapStore {
               local replayed = 0
               for i = 1, #entries do
                 local entry = entries[i]
-                if #entry % 4 == 0 and not (#entry == #mark and string.sub(entry, 1, 4) == markPrefix) then
+                if #entry > 0 and #entry % 4 == 0 and not (#entry == #mark and string.sub(entry, 1, 4) == markPrefix) then
                   replayed = replayed + 1
                   for j = 1, #entry, 4 do
                     local b1, b2, b3, b4 = string.byte(entry, j, j + 3)
@@ -144,11 +145,13 @@ public final class LettuceBitmapStore implements BitmapStore {
             if over <= 0 then return 0 end
             local fromPrevious = math.min(over, previous)
             local fromCurrent = 0
-            if redis.call('EXISTS', KEYS[5]) == 0 then fromCurrent = over - fromPrevious end
+            local holding = redis.call('PTTL', KEYS[5])
+            if holding < 0 then fromCurrent = over - fromPrevious end
             if fromPrevious > 0 then redis.call('LTRIM', KEYS[2], fromPrevious, -1) end
             if fromCurrent > 0 then redis.call('LTRIM', KEYS[1], fromCurrent, -1) end
             if fromPrevious + fromCurrent > 0 then
-              redis.call('SET', KEYS[4], '1', 'PX', math.max(1, retention))
+              -- a running load may swap as late as its hold lasts: merge until then, and a retention more
+              redis.call('SET', KEYS[4], '1', 'PX', math.max(1, retention + math.max(0, holding)))
             end
             return fromPrevious + fromCurrent
             """;
@@ -161,6 +164,22 @@ public final class LettuceBitmapStore implements BitmapStore {
             redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. '|' .. string.format('%d', now))
             redis.call('HSET', KEYS[2], ARGV[3], string.format('%d', now))
             return {now, redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2])}
+            """;
+
+    /** KEYS: loading, current journal. ARGV: token, ttl (ms), mark. Returns the journal's length. */
+    private static final String BEGIN_LOAD_SCRIPT = """
+            redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+            return redis.call('RPUSH', KEYS[2], ARGV[3])
+            """;
+
+    private static final String BLANK_IF_EQUALS = """
+            if redis.call('LINDEX', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('LSET', KEYS[1], ARGV[1], '') return 1 end
+            return 0
+            """;
+
+    private static final String CLEAR_BIT_IF_EXISTS = """
+            if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('SETBIT', KEYS[1], ARGV[1], 0) end
+            return 0
             """;
 
     private static final String EXPIRE_IF_EQUALS = """
@@ -297,7 +316,8 @@ public final class LettuceBitmapStore implements BitmapStore {
             replies.add(commands.rpush(bytes(shard.journalKey()), shard.entries().toArray(new byte[0][])));
             replies.addAll(bitfieldSets(commands, bytes(shard.bitmapKey()), shard.offsets(), shard.offsets().length));
             if (shard.countKey() != null) {
-                replies.add(commands.incrby(bytes(shard.countKey()), shard.entries().size()));
+                replies.add(commands.hincrby(bytes(shard.countKey()), bytes(shard.countField()),
+                        shard.entries().size()));
             }
         }
         return replies;
@@ -380,9 +400,10 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     @Override
     public long beginJournalLoad(JournalKeys journal, String token, byte[] mark, Duration ttl) {
-        Long length = call("SET+RPUSH", operationTimeout, commands -> List.of(
-                commands.set(bytes(journal.loading()), bytes(token), SetArgs.Builder.px(ttl)),
-                commands.rpush(bytes(journal.current()), mark)));
+        Long length = call("EVAL begin load", operationTimeout, commands -> List.of(commands.<Long>eval(
+                BEGIN_LOAD_SCRIPT, ScriptOutputType.INTEGER,
+                new byte[][] { bytes(journal.loading()), bytes(journal.current()) }, bytes(token),
+                bytes(Long.toString(ttl.toMillis())), mark)));
         return length - 1;
     }
 
@@ -455,7 +476,8 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     @Override
     public void clearBit(String key, long offset) {
-        call("SETBIT", operationTimeout, commands -> List.of(commands.setbit(bytes(key), offset, 0)));
+        call("EVAL clear bit", operationTimeout, commands -> List.of(commands.<Long>eval(CLEAR_BIT_IF_EXISTS,
+                ScriptOutputType.INTEGER, new byte[][] { bytes(key) }, bytes(Long.toString(offset)))));
     }
 
     @Override
@@ -477,8 +499,9 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
-    public void listRemove(String key, byte[] value) {
-        call("LREM", operationTimeout, commands -> List.of(commands.lrem(bytes(key), 1, value)));
+    public void listBlankIfEquals(String key, long index, byte[] value) {
+        call("EVAL blank", operationTimeout, commands -> List.of(commands.<Long>eval(BLANK_IF_EQUALS,
+                ScriptOutputType.INTEGER, new byte[][] { bytes(key) }, bytes(Long.toString(index)), value)));
     }
 
     @Override

@@ -135,8 +135,19 @@ public final class FilterGenerations implements AutoCloseable {
      */
     public RedisBloomFilter answering() {
         State current = state;
-        return current == null ? null : current.answering();
+        return current == null || stale() ? null : current.answering();
     }
+
+    /**
+     * True when this instance's last successful heartbeat is so old that the others may have
+     * stopped counting it as a writer (or started writing elsewhere): it then neither answers
+     * nor adds, until a heartbeat gets through again.
+     */
+    private boolean stale() {
+        return System.nanoTime() - lastHeartbeat > grace.minus(heartbeat.multipliedBy(2)).toNanos();
+    }
+
+    private volatile long lastHeartbeat;
 
     /**
      * Adds {@code keys} to every other generation written to; the own one is the caller's.
@@ -165,9 +176,10 @@ public final class FilterGenerations implements AutoCloseable {
 
     private List<RedisBloomFilter> written() {
         State current = state;
-        if (current == null) {
-            throw new BitmapStoreException("filter '" + own.name() + "' has not read its rollout registry yet:"
-                    + " it does not know which generations to write to", null);
+        if (current == null || stale()) {
+            throw new BitmapStoreException("filter '" + own.name() + "' has not read its rollout registry"
+                    + (current == null ? " yet" : " for longer than the grace period less two heartbeats")
+                    + ": it does not know which generations to write to", null);
         }
         return current.alsoWritten();
     }
@@ -194,9 +206,11 @@ public final class FilterGenerations implements AutoCloseable {
         StringBuilder writes = new StringBuilder();
         writingSince.forEach((descriptor, since) -> writes.append(writes.length() == 0 ? "" : ",").append(descriptor)
                 .append('@').append(since));
+        long sent = System.nanoTime();
         BitmapStore.Heartbeat beat = store.heartbeat(instancesKey, generationsKey, instanceId,
                 ownDescriptor + "|" + (writes.length() == 0 ? ownDescriptor + "@0" : writes), ownDescriptor);
         long now = beat.now();
+        foreign.keySet().retainAll(beat.generations().keySet());
 
         long writeAfter = now - grace.toMillis();
         long readAfter = now - grace.toMillis() + 2 * heartbeat.toMillis();
@@ -229,7 +243,9 @@ public final class FilterGenerations implements AutoCloseable {
                 RedisBloomFilter filter = foreign.computeIfAbsent(descriptor, foreignFactory);
                 alsoWritten.add(filter);
                 writingSince.putIfAbsent(descriptor, first ? 0L : now);
-                if (seen >= readAfter) {
+                // Only a generation whose keys compare as ours may answer for us: one of another key
+                // type hashed "ALICE" and "alice" (or "AB12" and "AB12    ") apart.
+                if (seen >= readAfter && java.util.Objects.equals(keyType(descriptor), own.keyType().orElse(null))) {
                     readable.put(descriptor, filter);
                 }
             }
@@ -264,9 +280,11 @@ public final class FilterGenerations implements AutoCloseable {
         lastCoverable = coverable;
 
         Map<String, String> ownMeta = store.hashGetAll(own.keys().meta());
+        ownUnloaded = ownMeta.isEmpty();
         RedisBloomFilter answering = !ownHeldBack && covered(ownMeta) ? own : firstCovered(readable.values());
         State previous = state;
         state = new State(answering, List.copyOf(alsoWritten), List.copyOf(readable.values()));
+        lastHeartbeat = sent;
         if (previous != null && previous.answering() != answering) {
             log.info("Filter '{}': checks are now answered by {}", own.name(),
                     answering == null ? "nothing (they bypass) until a generation holds every key"
@@ -338,6 +356,9 @@ public final class FilterGenerations implements AutoCloseable {
      * last heartbeat, as when this one waited for that instance's warmup.
      */
     public void reconsider() {
+        if (!reconsiderDue()) {
+            return;
+        }
         long now = System.nanoTime();
         long last = lastReconsidered.get();
         if (now - last < RECONSIDER_EVERY.toNanos() || !lastReconsidered.compareAndSet(last, now)) {
@@ -345,11 +366,31 @@ public final class FilterGenerations implements AutoCloseable {
         }
         synchronized (this) {
             State current = state;
-            if (current != null && current.answering() == null && !ownHeldBack && covered(own)) {
-                state = new State(own, current.alsoWritten(), current.readable());
+            if (current != null && current.answering() == null && !ownHeldBack) {
+                Map<String, String> ownMeta = store.hashGetAll(own.keys().meta());
+                ownUnloaded = ownMeta.isEmpty();
+                if (covered(ownMeta)) {
+                    state = new State(own, current.alsoWritten(), current.readable());
+                }
             }
         }
     }
+
+    /** Cheap: whether {@link #reconsider} would look now, so that callers need not hand it a thread for nothing. */
+    public boolean reconsiderDue() {
+        return System.nanoTime() - lastReconsidered.get() >= RECONSIDER_EVERY.toNanos();
+    }
+
+    /**
+     * True when the own generation had no metadata at the last look: never loaded, or lost. Its
+     * load is then the not-ready path's to start; one loaded without covering every writer is
+     * reloaded by the heartbeat once it can cover them.
+     */
+    public boolean ownUnloaded() {
+        return ownUnloaded;
+    }
+
+    private volatile boolean ownUnloaded = true;
 
     private static final Duration RECONSIDER_EVERY = Duration.ofMillis(100);
     private final java.util.concurrent.atomic.AtomicLong lastReconsidered = new java.util.concurrent.atomic.AtomicLong(

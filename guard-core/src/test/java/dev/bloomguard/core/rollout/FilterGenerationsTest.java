@@ -1,0 +1,93 @@
+package dev.bloomguard.core.rollout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.hash.KeyType;
+import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.core.redis.LettuceBitmapStore;
+import dev.bloomguard.embedded.RedisServer;
+
+/**
+ * Generations of one filter whose instances differ in key type, against a real redis-server; each
+ * heartbeat is called by hand, as the starter's scheduler would.
+ */
+class FilterGenerationsTest {
+
+    private static final Duration HEARTBEAT = Duration.ofMillis(100);
+    private static final Duration GRACE = Duration.ofSeconds(2);
+    private static final Duration RETENTION = Duration.ofMillis(300);
+
+    private static RedisServer redis;
+    private static LettuceConnectionFactory connectionFactory;
+    private static BitmapStore store;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = RedisServer.start();
+        connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", redis.port()));
+        connectionFactory.afterPropertiesSet();
+        connectionFactory.start();
+        store = LettuceBitmapStore.create(connectionFactory, Duration.ofSeconds(10));
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        connectionFactory.destroy();
+        redis.close();
+    }
+
+    /**
+     * A deploy changes a filter's key type from text to case-insensitive text. The old generation
+     * hashed "alice" as it is; the new instance must not answer "ALICE" from it (ABSENT there,
+     * present for the new configuration) but bypass until its own generation covers every writer.
+     */
+    @Test
+    void aNewKeyTypeIsNeverAnsweredByAGenerationThatHashesKeysAnotherWay() throws Exception {
+        FilterGeometry geometry = FilterGeometry.of(10_000, 0.01);
+        RedisBloomFilter old = filter(geometry, KeyType.TEXT);
+        old.generations().orElseThrow().heartbeat();
+        old.load(Stream.of("alice", "bob"));
+        RedisBloomFilter upgraded = filter(geometry, KeyType.TEXT_CASE_INSENSITIVE);
+        upgraded.generations().orElseThrow().heartbeat();
+
+        assertThat(upgraded.check("ALICE")).as("before its own generation is loaded").isNotEqualTo(Membership.ABSENT);
+        upgraded.load(Stream.of("alice", "bob"));
+        assertThat(upgraded.check("ALICE")).as("loaded while the old instance did not write to it yet")
+                .isNotEqualTo(Membership.ABSENT);
+
+        old.generations().orElseThrow().heartbeat(); // the old instance learns of the new generation
+        old.add("carol");
+        assertThat(upgraded.check("CAROL")).isNotEqualTo(Membership.ABSENT);
+        Thread.sleep(RETENTION.toMillis() + 50);
+        old.generations().orElseThrow().heartbeat();
+        upgraded.generations().orElseThrow().heartbeat(); // coverable now: asks for a load
+        assertThat(upgraded.generations().orElseThrow().ownCoverable()).isTrue();
+        upgraded.load(Stream.of("alice", "bob", "carol"));
+
+        assertThat(upgraded.checkAll(List.of("ALICE", "Bob", "carol"))).containsOnly(Membership.PRESENT);
+        old.add("dave"); // the old instance still adds to both
+        assertThat(upgraded.check("DAVE")).isEqualTo(Membership.PRESENT);
+        assertThat(old.checkAll(List.of("alice", "bob", "carol", "dave"))).containsOnly(Membership.PRESENT);
+        long absent = Stream.iterate(0, i -> i + 1).limit(1_000).map(i -> "absent-" + i)
+                .filter(key -> upgraded.check(key) == Membership.ABSENT).count();
+        assertThat(absent).as("the new generation blocks absent keys").isGreaterThan(950);
+    }
+
+    private static RedisBloomFilter filter(FilterGeometry geometry, KeyType keyType) {
+        return RedisBloomFilter.builder("generations", geometry, store).keyType(keyType)
+                .checkTimeout(Duration.ofSeconds(5)).journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
+    }
+}
