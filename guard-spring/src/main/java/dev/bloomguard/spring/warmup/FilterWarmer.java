@@ -90,6 +90,12 @@ public final class FilterWarmer implements SmartLifecycle {
     private final Map<String, Timestamp> catchUpSince = new ConcurrentHashMap<>();
     private volatile ExecutorService loads;
     private volatile ScheduledExecutorService scheduler;
+    /**
+     * Heartbeats of filter generations, on a thread of their own: a catch-up query stuck on a
+     * database lock must not make this instance fall silent, which would let the others stop
+     * counting it as a writer while it still adds.
+     */
+    private volatile ScheduledExecutorService heartbeats;
     private volatile boolean started;
 
     /**
@@ -108,6 +114,7 @@ public final class FilterWarmer implements SmartLifecycle {
     public void start() {
         loads = Executors.newCachedThreadPool(daemonThreads("bloomguard-load-"));
         scheduler = Executors.newSingleThreadScheduledExecutor(daemonThreads("bloomguard-schedule-"));
+        heartbeats = Executors.newSingleThreadScheduledExecutor(daemonThreads("bloomguard-heartbeat-"));
         started = true;
         for (Task task : tasks.values()) {
             task.filter().generations().ifPresent(FilterWarmer::heartbeat);
@@ -148,11 +155,13 @@ public final class FilterWarmer implements SmartLifecycle {
             }
             task.filter().generations().ifPresent(generations -> {
                 long period = generations.heartbeatInterval().toMillis();
-                scheduler.scheduleWithFixedDelay(() -> heartbeat(generations), period, period, TimeUnit.MILLISECONDS);
+                heartbeats.scheduleWithFixedDelay(() -> heartbeat(generations), period, period, TimeUnit.MILLISECONDS);
             });
             long rewindPeriod = rewindCheckInterval.toMillis();
-            scheduler.scheduleWithFixedDelay(() -> verifyNotBehind(task.filter()), rewindPeriod, rewindPeriod,
-                    TimeUnit.MILLISECONDS);
+            scheduler.scheduleWithFixedDelay(() -> {
+                verifyNotBehind(task.filter());
+                watchSource(task);
+            }, rewindPeriod, rewindPeriod, TimeUnit.MILLISECONDS);
             long journalPeriod = Math.max(1000,
                     Math.min(task.filter().journalRetention().toMillis() / 2, Duration.ofMinutes(1).toMillis()));
             scheduler.scheduleWithFixedDelay(() -> maintainJournal(task.filter()), journalPeriod, journalPeriod,
@@ -170,6 +179,40 @@ public final class FilterWarmer implements SmartLifecycle {
         }
         catch (RuntimeException ex) {
             log.warn("Could not tell other instances which filter generations this one uses: {}", ex.getMessage());
+        }
+    }
+
+    /**
+     * A rolling deploy that changes the warmup query runs instances of both queries on one
+     * filter. Once another instance loads it from its query, this one's "absent" answers may miss
+     * keys only its own query returns: it lets them through (counted bypassed) until the live
+     * filter comes from its own query again. Neither reloads over the other; the deploy ends with
+     * one query. Checked every {@code rewind-check-interval}, which bounds how long such a key is
+     * blocked.
+     */
+    private void watchSource(Task task) {
+        RedisBloomFilter filter = task.filter();
+        if (task.source() == null || !task.onStartup() || running.containsKey(filter.name())) {
+            return;
+        }
+        try {
+            if (!filter.isReady()) {
+                return;
+            }
+            boolean own = isFromOwnQuery(task);
+            if (!own && !filter.isBlockingSuspended()) {
+                filter.setBlockingSuspended(true);
+                log.warn("Filter '{}' was loaded from a warmup query other than this instance's (a deploy that"
+                        + " changes it rolling out?): its absent answers are let through until it is loaded from this"
+                        + " instance's query", filter.name());
+            }
+            else if (own && filter.isBlockingSuspended() && filter.lockHolder().isEmpty()) {
+                filter.setBlockingSuspended(false);
+                log.info("Filter '{}' is loaded from this instance's warmup query again; blocking", filter.name());
+            }
+        }
+        catch (RuntimeException ex) {
+            log.debug("Filter '{}': could not read the live filter's source: {}", filter.name(), ex.getMessage());
         }
     }
 
@@ -528,6 +571,9 @@ public final class FilterWarmer implements SmartLifecycle {
         }
         if (scheduler != null) {
             scheduler.shutdownNow();
+        }
+        if (heartbeats != null) {
+            heartbeats.shutdownNow();
         }
         if (loads != null) {
             loads.shutdownNow();

@@ -82,6 +82,43 @@ class RollingConfigChangeTests {
         }
     }
 
+    /**
+     * A rolling deploy that changes the warmup query (here it leaves out half the rows, as a new
+     * {@code WHERE deleted = false} would): once the new instance loads the filter from its
+     * query, the old instance, whose query still returns those rows, must not block them.
+     */
+    @Test
+    void anInstanceOfTheOldWarmupQueryBlocksNoneOfItsRowsOnceTheNewQueryIsLoaded() throws Exception {
+        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
+                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 5000) g");
+        Duration check = Duration.ofMillis(200);
+        String[] fastCheck = { "bloom-guard.rewind-check-interval=" + check.toMillis() + "ms" };
+        try (RedisServer redis = RedisServer.start();
+                ConfigurableApplicationContext old = GuardedApp.start(redis.port(), "rollout-sql", TABLE,
+                        "SELECT id FROM " + TABLE, fastCheck)) {
+            GuardedApp.Directory oldInstance = old.getBean(GuardedApp.Directory.class);
+            assertThat(GuardedApp.rejected(oldInstance)).isGreaterThan(950);
+            long[] onlyInOldQuery = { 5_002, 7_500, 9_998, 10_000 };
+
+            try (ConfigurableApplicationContext upgraded = GuardedApp.start(redis.port(), "rollout-sql", TABLE,
+                    "SELECT id FROM " + TABLE + " WHERE id <= 5000", fastCheck)) {
+                long loaded = System.nanoTime(); // the new instance's startup loaded its query
+                for (long id : onlyInOldQuery) {
+                    GuardedApp.foundWithin(oldInstance, id, loaded, check.plusSeconds(2),
+                            "time the old instance blocks a row its own query returns");
+                }
+                for (int round = 0; round < 20; round++) {
+                    for (long id : onlyInOldQuery) {
+                        assertThat(oldInstance.find(id)).isEqualTo(id);
+                    }
+                    Thread.sleep(check.toMillis() / 2);
+                }
+                assertThat(GuardedApp.rejected(upgraded.getBean(GuardedApp.Directory.class)))
+                        .as("the new query's filter blocks absent keys").isGreaterThan(950);
+            }
+        }
+    }
+
     private static void assertFoundThroughEach(List<Long> created, GuardedApp.Directory... instances) {
         for (GuardedApp.Directory instance : instances) {
             for (long id : created) {
