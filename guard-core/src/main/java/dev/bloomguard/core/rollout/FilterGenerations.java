@@ -185,6 +185,28 @@ public final class FilterGenerations implements AutoCloseable {
     }
 
     /**
+     * Makes every other generation this instance writes to not ready (clears its ready marker),
+     * so that the instances answering from it bypass it and reload it from their own source. For
+     * adds this instance had to give up: the own generation is reloaded by the caller, and the
+     * others would otherwise lack the keys for good.
+     *
+     * @throws BitmapStoreException when Redis fails; the caller tries again with its next attempt
+     */
+    public void invalidateOthers() {
+        State current = state;
+        if (current == null) {
+            return;
+        }
+        for (RedisBloomFilter other : current.alsoWritten()) {
+            for (int shard = 0; shard < other.geometry().shards(); shard++) {
+                store.clearBit(other.keys().live(shard), other.geometry().markerOffset());
+            }
+            log.warn("Filter '{}': generation {} made not ready, as adds to it were given up; its instances reload it",
+                    own.name(), other.keys().live());
+        }
+    }
+
+    /**
      * True when every instance of the grace period writes to the own generation, since its start
      * or for at least the journal's retention: a load that begins now covers it.
      */

@@ -86,8 +86,35 @@ class FilterGenerationsTest {
         assertThat(absent).as("the new generation blocks absent keys").isGreaterThan(950);
     }
 
+    /**
+     * Adds an instance had to give up are missing from every generation it writes to; its own is
+     * re-warmed by the starter, the others are made not ready so that their instances bypass and
+     * reload them rather than block the keys.
+     */
+    @Test
+    void givingUpAddsMakesTheOtherGenerationsNotReady() throws Exception {
+        RedisBloomFilter old = filter(FilterGeometry.of(10_000, 0.01), null, "give-up");
+        old.generations().orElseThrow().heartbeat();
+        old.load(Stream.of("alice"));
+        RedisBloomFilter upgraded = filter(FilterGeometry.of(20_000, 0.01), null, "give-up");
+        upgraded.generations().orElseThrow().heartbeat();
+        assertThat(old.check("never-added")).isEqualTo(Membership.ABSENT);
+
+        upgraded.generations().orElseThrow().invalidateOthers();
+
+        assertThat(old.check("never-added")).as("the old instance bypasses its generation")
+                .isEqualTo(Membership.NOT_READY);
+        old.load(Stream.of("alice", "given-up"));
+        assertThat(old.check("given-up")).isEqualTo(Membership.PRESENT);
+        assertThat(old.check("never-added")).isEqualTo(Membership.ABSENT);
+    }
+
     private static RedisBloomFilter filter(FilterGeometry geometry, KeyType keyType) {
-        return RedisBloomFilter.builder("generations", geometry, store).keyType(keyType)
+        return filter(geometry, keyType, "generations");
+    }
+
+    private static RedisBloomFilter filter(FilterGeometry geometry, KeyType keyType, String name) {
+        return RedisBloomFilter.builder(name, geometry, store).keyType(keyType)
                 .checkTimeout(Duration.ofSeconds(5)).journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
     }
 }

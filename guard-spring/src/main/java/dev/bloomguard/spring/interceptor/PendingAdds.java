@@ -175,6 +175,9 @@ final class PendingAdds implements AutoCloseable {
                     + " from its source is live", filter.name(), why);
             CompletableFuture<?> load;
             try {
+                // During a rolling change of the filter's configuration the keys are missing from the
+                // other generations too: their instances must reload them.
+                filter.generations().ifPresent(generations -> generations.invalidateOthers());
                 load = rewarm.apply(filter);
             }
             catch (RuntimeException ex) {
