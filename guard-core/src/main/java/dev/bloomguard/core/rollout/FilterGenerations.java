@@ -44,6 +44,10 @@ import dev.bloomguard.core.redis.BitmapStoreException;
  * </ul>
  * Before its first heartbeat an instance knows no peers: its checks bypass and its adds fail
  * (to be retried), rather than skip a generation another instance reads.
+ *
+ * <p>Size: the registry's reading (heartbeat), the decision what to read and write, and the
+ * deletion of unused generations. Issue 15 splits the registry codec and the deletion out with the
+ * rest of the core's seams; kept whole here so that the rules of one rollout read in one place.
  */
 public final class FilterGenerations implements AutoCloseable {
 
@@ -135,7 +139,20 @@ public final class FilterGenerations implements AutoCloseable {
      */
     public RedisBloomFilter answering() {
         State current = state;
-        return current == null || stale() ? null : current.answering();
+        return current == null ? null : current.answering();
+    }
+
+    /**
+     * Called when a heartbeat failed. Once the last success is older than the grace period less two
+     * heartbeats, the others may have stopped counting this instance as a writer: it stops
+     * answering until a heartbeat gets through (decided here, off the checks' path, which reads no
+     * clock).
+     */
+    public synchronized void heartbeatFailed() {
+        State current = state;
+        if (current != null && current.answering() != null && stale()) {
+            state = new State(null, current.alsoWritten(), current.readable());
+        }
     }
 
     /**
@@ -388,7 +405,7 @@ public final class FilterGenerations implements AutoCloseable {
         }
         synchronized (this) {
             State current = state;
-            if (current != null && current.answering() == null && !ownHeldBack) {
+            if (current != null && current.answering() == null && !ownHeldBack && !stale()) {
                 Map<String, String> ownMeta = store.hashGetAll(own.keys().meta());
                 ownUnloaded = ownMeta.isEmpty();
                 if (covered(ownMeta)) {

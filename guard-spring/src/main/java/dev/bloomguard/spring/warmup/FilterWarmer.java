@@ -178,6 +178,7 @@ public final class FilterWarmer implements SmartLifecycle {
             generations.heartbeat();
         }
         catch (RuntimeException ex) {
+            generations.heartbeatFailed();
             log.warn("Could not tell other instances which filter generations this one uses: {}", ex.getMessage());
         }
     }
