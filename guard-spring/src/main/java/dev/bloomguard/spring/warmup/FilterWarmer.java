@@ -412,6 +412,8 @@ public final class FilterWarmer implements SmartLifecycle {
                     || since.map(this::age).filter(age -> age.compareTo(task.rebuildInterval()) < 0).isPresent();
             boolean sameSource = isFromOwnQuery(task);
             if (fresh && sameSource) {
+                // Loaded by another instance, perhaps after this one's first heartbeat: look again now.
+                filter.generations().ifPresent(FilterWarmer::heartbeat);
                 filter.setBlockingSuspended(false);
                 log.info("Filter '{}' is already live in Redis (since {}); not warming it again", filter.name(),
                         since.map(Instant::toString).orElse("an unknown time"));
@@ -463,6 +465,8 @@ public final class FilterWarmer implements SmartLifecycle {
             }
             sleep(waitPoll);
             if (filter.lockHolder().isEmpty() && filter.isReady() && isFromOwnQuery(task)) {
+                // Its generation was loaded by the other instance: look again now, not at the next heartbeat.
+                filter.generations().ifPresent(FilterWarmer::heartbeat);
                 filter.setBlockingSuspended(false);
                 log.info("Filter '{}': loaded by another instance", filter.name());
                 return null;
