@@ -25,11 +25,12 @@ import io.lettuce.core.api.sync.RedisCommands;
  * @param longestMicros the longest single Redis command during the load
  * @param longestCommand its name
  * @param scriptCalls script calls during the load
+ * @param p99ScriptMicros the 99th percentile of those script calls' durations
  * @param loadMillis the whole load, wall time
  * @param baselineMicros the one-script replay of the same journal
  */
-record JournalReplayScenario(long adds, long longestMicros, String longestCommand, long scriptCalls, long loadMillis,
-        long baselineMicros) {
+record JournalReplayScenario(long adds, long longestMicros, String longestCommand, long scriptCalls,
+        long p99ScriptMicros, long loadMillis, long baselineMicros) {
 
     /** Replays the 0.1 way: every entry of the journal in one script, onto a scratch bitmap. */
     private static final String ONE_SCRIPT_REPLAY = """
@@ -71,12 +72,14 @@ record JournalReplayScenario(long adds, long longestMicros, String longestComman
             }
             long longest = 0;
             String longestCommand = "";
-            long scripts = 0;
+            List<Long> scripts = new ArrayList<>();
             for (Object entry : redis.slowlogGet(-1)) {
                 List<?> fields = (List<?>) entry;
                 long micros = (Long) fields.get(2);
                 String command = String.valueOf(((List<?>) fields.get(3)).get(0)).toUpperCase(Locale.ROOT);
-                scripts += command.startsWith("EVAL") ? 1 : 0;
+                if (command.startsWith("EVAL")) {
+                    scripts.add(micros);
+                }
                 if (micros > longest && !command.startsWith("SLOWLOG")) {
                     longest = micros;
                     longestCommand = command;
@@ -94,7 +97,9 @@ record JournalReplayScenario(long adds, long longestMicros, String longestComman
                 }
             }
             redis.del(scratch);
-            return new JournalReplayScenario(adds, longest, longestCommand, scripts, loadMillis, baseline);
+            scripts.sort(null);
+            long p99 = scripts.isEmpty() ? 0 : scripts.get((int) (scripts.size() * 0.99));
+            return new JournalReplayScenario(adds, longest, longestCommand, scripts.size(), p99, loadMillis, baseline);
         }
         finally {
             redis.configSet("slowlog-log-slower-than", "10000");
@@ -108,12 +113,15 @@ record JournalReplayScenario(long adds, long longestMicros, String longestComman
                 + String.format(Locale.ROOT, "A load of the %s-key filter with %,d adds in its journal (the default"
                         + " journal capacity), which it replays onto the new bitmap before the swap. `SLOWLOG` with a"
                         + " threshold of 0 records every command and how long it held the server; the baseline replays"
-                        + " the same journal in one script, as 0.1's swap did. CPU-sensitive: on a busy 2-core machine"
-                        + " a step can be descheduled and take a few times longer.%n%n", "1,000,000", adds)
-                + "| replay | Redis calls (scripts) | longest single command | load, wall time |\n|---|---|---|---|\n"
-                + String.format(Locale.ROOT, "| in steps (this release) | %,d | %.1f ms (%s) | %,d ms |%n", scriptCalls,
-                        longestMicros / 1000.0, longestCommand, loadMillis)
-                + String.format(Locale.ROOT, "| one script (0.1, baseline) | 1 | %.1f ms (EVAL) | |%n%n",
+                        + " the same journal in one script, as 0.1's swap did. The 99th percentile is the figure to"
+                        + " judge a step by; the longest is CPU-sensitive: on a busy 2-core machine, where the"
+                        + " loader's JVM and Redis share the cores, a step can be descheduled and take a few times"
+                        + " longer.%n%n", "1,000,000", adds)
+                + "| replay | Redis calls (scripts) | script call, p99 | longest single command | load, wall time |\n"
+                + "|---|---|---|---|---|\n"
+                + String.format(Locale.ROOT, "| in steps (this release) | %,d | %.1f ms | %.1f ms (%s) | %,d ms |%n",
+                        scriptCalls, p99ScriptMicros / 1000.0, longestMicros / 1000.0, longestCommand, loadMillis)
+                + String.format(Locale.ROOT, "| one script (0.1, baseline) | 1 | | %.1f ms (EVAL) | |%n%n",
                         baselineMicros / 1000.0)
                 + String.format(Locale.ROOT, "The longest stall is %.0f× shorter than the one-script replay's.%n%n",
                         (double) baselineMicros / Math.max(1, longestMicros));

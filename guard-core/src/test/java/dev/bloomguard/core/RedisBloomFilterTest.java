@@ -473,9 +473,14 @@ class RedisBloomFilterTest {
                 LoadReport report = filter.load(LongStream.rangeClosed(1, 1_000).boxed());
                 assertThat(report.replayedAdds()).isEqualTo(added.size());
 
-                long longestScriptMicros = longestSlowlogEntry(connection, "EVAL");
-                log.info("Replaying {} adds: longest script call {} µs", added.size(), longestScriptMicros);
-                assertThat(longestScriptMicros).as("µs the longest script call held Redis").isLessThan(50_000);
+                long[] scriptMicros = slowlogMicros(connection, "EVAL");
+                long p99 = scriptMicros[(int) (scriptMicros.length * 0.99)];
+                long longest = scriptMicros[scriptMicros.length - 1];
+                log.info("Replaying {} adds in {} script calls: p99 {} µs, longest {} µs", added.size(),
+                        scriptMicros.length, p99, longest);
+                // A few milliseconds per call; the longest also counts a step the OS descheduled on a busy machine.
+                assertThat(p99).as("µs the 99th percentile script call held Redis").isLessThan(5_000);
+                assertThat(longest).as("µs the longest script call held Redis").isLessThan(50_000);
             }
             finally {
                 connection.serverCommands().setConfig("slowlog-log-slower-than", "10000");
@@ -487,9 +492,9 @@ class RedisBloomFilterTest {
         assertThat(filter.checkAll(absentKeys(filter, 100))).containsOnly(Membership.ABSENT);
     }
 
-    /** The longest duration (µs) SLOWLOG holds for a command whose name starts with {@code prefix}. */
+    /** The durations (µs, ascending) SLOWLOG holds for commands whose name starts with {@code prefix}. */
     @SuppressWarnings("unchecked")
-    private static long longestSlowlogEntry(RedisConnection connection, String prefix) {
+    private static long[] slowlogMicros(RedisConnection connection, String prefix) {
         List<Object> entries;
         try {
             entries = ((io.lettuce.core.api.async.RedisAsyncCommands<byte[], byte[]>) connection.getNativeConnection())
@@ -499,16 +504,12 @@ class RedisBloomFilterTest {
             throw new IllegalStateException("SLOWLOG GET failed", ex);
         }
         assertThat(entries).as("SLOWLOG entries").isNotEmpty();
-        long longest = 0;
-        for (Object entry : entries) {
-            List<Object> fields = (List<Object>) entry;
-            List<Object> arguments = (List<Object>) fields.get(3);
-            String command = new String((byte[]) arguments.get(0), UTF_8).toUpperCase(java.util.Locale.ROOT);
-            if (command.startsWith(prefix)) {
-                longest = Math.max(longest, (Long) fields.get(2));
-            }
-        }
-        return longest;
+        long[] micros = entries.stream().map(entry -> (List<Object>) entry)
+                .filter(fields -> new String((byte[]) ((List<Object>) fields.get(3)).get(0), UTF_8)
+                        .toUpperCase(java.util.Locale.ROOT).startsWith(prefix))
+                .mapToLong(fields -> (Long) fields.get(2)).sorted().toArray();
+        assertThat(micros).as("SLOWLOG entries of %s", prefix).isNotEmpty();
+        return micros;
     }
 
     /**

@@ -82,7 +82,7 @@ public final class LettuceBitmapStore implements BitmapStore {
                     sets[n + 1] = 'SET'
                     sets[n + 2] = 'u1'
                     sets[n + 3] = ((b1 * 256 + b2) * 256 + b3) * 256 + b4
-                    sets[n + 4] = 1
+                    sets[n + 4] = '1'
                     n = n + 4
                     if n >= 1024 then
                       redis.call('BITFIELD', bitmap, unpack(sets, 1, n))
