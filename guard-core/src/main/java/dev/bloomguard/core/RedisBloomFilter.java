@@ -23,9 +23,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import org.slf4j.Logger;
@@ -123,11 +123,8 @@ public final class RedisBloomFilter {
     private volatile boolean blockingSuspended;
     private final AtomicBoolean loading = new AtomicBoolean();
     private final AtomicBoolean maintaining = new AtomicBoolean();
-    /**
-     * Per shard, how many of this instance's adds Redis has confirmed (since the last rewind); the
-     * instance's own count in Redis can never be lower unless Redis lost some.
-     */
-    private final AtomicLongArray confirmedAdds;
+    /** The add counts this instance confirmed and saw, to notice Redis going back in time. */
+    private final AddCounts addCounts;
     /** Rewinds noticed; a batch sent before one does not report it again. */
     private final java.util.concurrent.atomic.AtomicLong rewinds = new java.util.concurrent.atomic.AtomicLong();
     private volatile LoadReport lastLoad;
@@ -142,7 +139,7 @@ public final class RedisBloomFilter {
         this.instanceId = builder.instanceId;
         this.journalCapacity = builder.journalCapacity;
         this.journalRetention = builder.journalRetention;
-        this.confirmedAdds = new AtomicLongArray(geometry.shards());
+        this.addCounts = new AddCounts(instanceId, geometry.shards());
         this.maxShrink = builder.maxShrink;
         this.notReadyListener = builder.notReadyListener;
         this.mirror = builder.mirror == null ? null
@@ -742,7 +739,7 @@ public final class RedisBloomFilter {
 
         AddBatch(Collection<?> keys) {
             for (int shard = 0; shard < confirmedBefore.length; shard++) {
-                confirmedBefore[shard] = confirmedAdds.get(shard);
+                confirmedBefore[shard] = addCounts.confirmed(shard);
             }
             int hashes = geometry.hashes();
             int shardCount = geometry.shards();
@@ -795,7 +792,7 @@ public final class RedisBloomFilter {
                 MIRROR_LOADER.execute(() -> rewound(adds.epoch, detail));
             }
             else {
-                confirmedAdds.addAndGet(shard, entries);
+                addCounts.confirm(shard, entries);
             }
         }
         for (BitmapStore.AddReceipt receipt : receipts) {
@@ -847,47 +844,76 @@ public final class RedisBloomFilter {
      * Notices Redis going back in time: a restart from an older RDB or AOF file, or a failover to
      * a replica that lagged, brings the bitmap back without the adds made since, ready marker and
      * all, and those keys would be blocked for good. Each instance counts its own adds in Redis
-     * (one hash field per instance and shard, incremented with each add after its bits), and
-     * remembers how many Redis confirmed: a count lower than that means Redis lost some. Both
-     * this call and every add of the instance compare. The filter is then made not ready on every
-     * instance (the marker of each shard is cleared, so every check bypasses it, and mirrors are
-     * told to drop their pages) until a load swaps in a whole bitmap again: the not-ready listener
-     * schedules that load. Call it periodically (the Spring starter does, every
+     * (one hash field per instance and shard, incremented with each add after its bits); counts
+     * only grow, so one lower than this instance confirmed (its own) or saw (another instance's,
+     * which may be gone since) means Redis lost adds. Both this call and every add of the
+     * instance compare. The filter is then made not ready on every instance (the marker of each
+     * shard is cleared, so every check bypasses it, and mirrors are told to drop their pages)
+     * until a load swaps in a whole bitmap again: the not-ready listener schedules that load.
+     * Once one instance has acted on a rewind, the others take the new counts as they are
+     * (see {@link AddCounts}). Call it periodically (the Spring starter does, every
      * {@code bloom-guard.rewind-check-interval}); an instance that adds notices at its next add.
      *
-     * @return true when Redis was found behind this instance
+     * @return true when this instance found Redis behind and made the filter not ready
      * @throws BitmapStoreException when Redis cannot be read; try again later
      */
     public boolean verifyNotBehind() {
         long epoch = rewinds.get();
         long[] confirmed = new long[geometry.shards()];
         for (int shard = 0; shard < confirmed.length; shard++) {
-            confirmed[shard] = confirmedAdds.get(shard); // before the read: Redis counted these first
+            confirmed[shard] = addCounts.confirmed(shard); // before the read: Redis counted these first
         }
         for (int shard = 0; shard < confirmed.length; shard++) {
-            String counted = store.hashGetAll(keys.addCount(shard)).get(instanceId);
-            long count = counted == null ? 0 : Long.parseLong(counted);
-            if (count < confirmed[shard]) {
-                rewound(epoch, "shard " + shard + ": this instance's adds counted " + count + " where "
-                        + confirmed[shard] + " had been confirmed");
-                return true;
+            Map<String, String> counts = store.hashGetAll(keys.addCount(shard));
+            AddCounts.Finding finding = addCounts.compare(shard, counts, confirmed[shard]);
+            if (finding.verdict() == AddCounts.Verdict.HANDLED_ELSEWHERE) {
+                log.info("Filter '{}': another instance found Redis behind and made the filter not ready (shard {})",
+                        name, shard);
+                addCounts.rebaseline(shard, counts);
+            }
+            else if (finding.verdict() == AddCounts.Verdict.BEHIND) {
+                return rewound(epoch, finding.detail());
             }
         }
         return false;
     }
 
-    /** Makes the filter not ready everywhere after Redis lost adds; once per rewind. */
-    private synchronized void rewound(long epoch, String detail) {
+    /**
+     * Makes the filter not ready everywhere after Redis lost adds; once per rewind, and not when
+     * another instance already did.
+     *
+     * @return whether this instance acted on the rewind
+     */
+    private synchronized boolean rewound(long epoch, String detail) {
         if (!rewinds.compareAndSet(epoch, epoch + 1)) {
-            return;
+            return false;
+        }
+        try {
+            List<Map<String, String>> counts = new ArrayList<>();
+            for (int shard = 0; shard < geometry.shards(); shard++) {
+                counts.add(store.hashGetAll(keys.addCount(shard)));
+            }
+            if (IntStream.range(0, counts.size()).anyMatch(shard -> addCounts.handledElsewhere(shard,
+                    counts.get(shard)))) {
+                log.info("Filter '{}': Redis lost adds ({}); another instance already made the filter not ready",
+                        name, detail);
+                for (int shard = 0; shard < counts.size(); shard++) {
+                    addCounts.rebaseline(shard, counts.get(shard));
+                }
+                return false;
+            }
+        }
+        catch (BitmapStoreException ex) {
+            log.warn("Filter '{}': could not read the add counts after a rewind: {}", name, ex.getMessage());
         }
         log.error("Filter '{}': Redis lost adds ({}): it restarted from an older snapshot or failed over to a replica"
                 + " that lagged. The filter bypasses on every instance until it is loaded again", name, detail);
         try {
             for (int shard = 0; shard < geometry.shards(); shard++) {
                 store.clearBit(keys.live(shard), geometry.markerOffset());
-                String counted = store.hashGetAll(keys.addCount(shard)).get(instanceId);
-                confirmedAdds.set(shard, counted == null ? 0 : Long.parseLong(counted));
+                // After the marker: an instance that sees this count grow finds the filter not ready already.
+                store.hashIncrement(keys.addCount(shard), AddCounts.REWINDS_FIELD, 1);
+                addCounts.rebaseline(shard, store.hashGetAll(keys.addCount(shard)));
             }
             store.publish(keys.events(), new byte[] { EVENT_SWAP });
         }
@@ -898,6 +924,7 @@ public final class RedisBloomFilter {
             mirror.clear();
         }
         notReady();
+        return true;
     }
 
     private void publishAdd(int shard, long[] offsets, int count) {
@@ -1510,6 +1537,8 @@ public final class RedisBloomFilter {
         /** Names this process in load locks; default {@code pid@host:random}. */
         public Builder instanceId(String instanceId) {
             checkArgument(instanceId != null && !instanceId.isBlank(), "instance id must not be blank");
+            checkArgument(!instanceId.equals(AddCounts.REWINDS_FIELD), "instance id must not be %s",
+                    AddCounts.REWINDS_FIELD);
             this.instanceId = instanceId;
             return this;
         }

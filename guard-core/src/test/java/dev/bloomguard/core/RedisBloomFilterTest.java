@@ -570,6 +570,68 @@ class RedisBloomFilterTest {
         }
     }
 
+    /**
+     * Issue 11, path 2, when the instance that made the lost adds is gone before Redis comes back
+     * (redeployed, scaled down, or on the host that crashed with Redis): the others saw its count
+     * grow, and see it go back. Once one instance has made the filter not ready, the others do
+     * not clear it again: that would undo the reload it started.
+     */
+    @Test
+    void aRewindIsSeenByTheOthersWhenTheInstanceWhoseAddsWereLostIsGone() {
+        try (RedisServer rewinding = RedisServer.start()) {
+            LettuceConnectionFactory factory = connect(rewinding.port());
+            try {
+                BitmapStore rewindingStore = LettuceBitmapStore.create(factory, Duration.ofSeconds(10));
+                AtomicInteger watcherNotReady = new AtomicInteger();
+                AtomicInteger latecomerNotReady = new AtomicInteger();
+                RedisBloomFilter adder = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01),
+                        rewindingStore).checkTimeout(GENEROUS_CHECK_TIMEOUT).build();
+                RedisBloomFilter watcher = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01),
+                        rewindingStore).checkTimeout(GENEROUS_CHECK_TIMEOUT)
+                        .onNotReady(filter -> watcherNotReady.incrementAndGet()).build();
+                RedisBloomFilter latecomer = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01),
+                        rewindingStore).checkTimeout(GENEROUS_CHECK_TIMEOUT)
+                        .onNotReady(filter -> latecomerNotReady.incrementAndGet()).build();
+                adder.load(LongStream.rangeClosed(1, 1_000).boxed());
+                adder.addAll(absentKeys(adder, 20));
+                try (RedisConnection connection = factory.getConnection()) {
+                    connection.serverCommands().save();
+                }
+                List<Object> afterSnapshot = absentKeys(adder, 50);
+                adder.addAll(afterSnapshot);
+                assertThat(watcher.verifyNotBehind()).isFalse();
+                assertThat(latecomer.verifyNotBehind()).isFalse();
+                adder.close(); // gone: it never looks again
+
+                rewinding.restart(); // from the snapshot: the last 50 adds are gone
+
+                assertThat(untilRedisAnswers(watcher::verifyNotBehind)).as("the watcher saw the adder's count"
+                        + " go back").isTrue();
+                assertThat(watcherNotReady).hasValue(1);
+                assertThat(untilRedisAnswers(latecomer::verifyNotBehind)).as("the watcher already made the filter"
+                        + " not ready").isFalse();
+                assertThat(latecomerNotReady).hasValue(0);
+                for (RedisBloomFilter instance : List.of(watcher, latecomer)) {
+                    assertThat(instance.checkAll(afterSnapshot)).doesNotContain(Membership.ABSENT);
+                }
+
+                // The reload the watcher's not-ready listener schedules: the database has every row.
+                watcher.load(Stream.concat(LongStream.rangeClosed(1, 1_000).boxed(), afterSnapshot.stream()));
+                assertThat(latecomer.verifyNotBehind()).isFalse();
+                for (RedisBloomFilter instance : List.of(watcher, latecomer)) {
+                    assertThat(instance.checkAll(afterSnapshot)).containsOnly(Membership.PRESENT);
+                    assertThat(instance.checkAll(absentKeys(instance, 100))).as("blocks again once reloaded")
+                            .containsOnly(Membership.ABSENT);
+                }
+                watcher.close();
+                latecomer.close();
+            }
+            finally {
+                factory.destroy();
+            }
+        }
+    }
+
     /** Calls {@code call} until Redis answers it (a restarted server takes a moment to reconnect to). */
     private static <T> T untilRedisAnswers(java.util.function.Supplier<T> call) {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();

@@ -204,6 +204,9 @@ public interface BitmapStore {
     record Heartbeat(long now, Map<String, String> instances, Map<String, String> generations) {
     }
 
+    /** {@code HINCRBY key field by}: the field's new value. */
+    long hashIncrement(String key, String field, long by);
+
     /** {@code HDEL key field}. */
     void hashDelete(String key, String field);
 

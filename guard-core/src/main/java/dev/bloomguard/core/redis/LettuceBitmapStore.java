@@ -482,6 +482,11 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
+    public long hashIncrement(String key, String field, long by) {
+        return call("HINCRBY", operationTimeout, commands -> List.of(commands.hincrby(bytes(key), bytes(field), by)));
+    }
+
+    @Override
     public void hashDelete(String key, String field) {
         call("HDEL", operationTimeout, commands -> List.of(commands.hdel(bytes(key), bytes(field))));
     }
