@@ -37,6 +37,8 @@ final class AddCounts {
     }
 
     private final String instanceId;
+    /** Guarded by this, as the rest: a confirmation or a read taken before a baseline must not count after it. */
+    private long epoch;
     private final AtomicLongArray confirmed;
     /** Per shard, guarded by this: the highest count seen per instance, and the rewinds count (-1: not read yet). */
     private final List<Map<String, Long>> seen;
@@ -55,9 +57,37 @@ final class AddCounts {
         return confirmed.get(shard);
     }
 
-    /** Redis confirmed {@code entries} more adds of this instance to {@code shard}. */
-    void confirm(int shard, long entries) {
-        confirmed.addAndGet(shard, entries);
+    /**
+     * Copies every shard's confirmed adds into {@code confirmedNow}, and returns the epoch they
+     * belong to: it changes with every new baseline, and an add sent before one is not judged
+     * against it.
+     */
+    synchronized long snapshot(long[] confirmedNow) {
+        for (int shard = 0; shard < confirmedNow.length; shard++) {
+            confirmedNow[shard] = confirmed.get(shard);
+        }
+        return epoch;
+    }
+
+    /**
+     * Judges the receipt of one of this instance's adds: Redis counted {@code count} for this
+     * instance once the add's {@code entries} were in. An add sent in an earlier epoch is ignored
+     * (its count may predate a rewind acted on since). Otherwise the count is confirmed: taken as
+     * it is, not added to, since a baseline read between the add's count and its receipt already
+     * holds it.
+     *
+     * @param confirmedBefore this instance's confirmed adds when the add was sent
+     */
+    synchronized Finding afterAdd(int shard, long count, long entries, long confirmedBefore, long sentInEpoch) {
+        if (sentInEpoch != epoch) {
+            return new Finding(Verdict.CURRENT, null);
+        }
+        if (count - entries < confirmedBefore) {
+            return behind(shard, "this instance's adds counted " + (count - entries) + " where " + confirmedBefore
+                    + " had been confirmed");
+        }
+        confirmed.accumulateAndGet(shard, count, Math::max);
+        return new Finding(Verdict.CURRENT, null);
     }
 
     /**
@@ -93,12 +123,13 @@ final class AddCounts {
 
     /** Takes {@code counts}, read after a rewind was acted on, as {@code shard}'s new baseline. */
     synchronized void rebaseline(int shard, Map<String, String> counts) {
+        epoch++;
         confirmed.set(shard, count(counts, instanceId));
         seen.get(shard).clear();
         remember(shard, counts);
     }
 
-    /** True when some shard's rewinds count grew since this instance last looked. */
+    /** True when the shard's rewinds count grew since this instance last looked. */
     synchronized boolean handledElsewhere(int shard, Map<String, String> counts) {
         return seenRewinds[shard] >= 0 && count(counts, REWINDS_FIELD) > seenRewinds[shard];
     }

@@ -37,6 +37,7 @@ import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.mirror.MirrorSettings;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
+import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.rollout.FilterGenerations;
 import dev.bloomguard.core.warmup.BitmapBuilder;
 
@@ -634,6 +635,11 @@ public final class RedisBloomFilter {
         this.blockingSuspended = suspended;
     }
 
+    /** The state of the circuit breaker in front of this filter's Redis. */
+    public CircuitBreaker.State circuitState() {
+        return store.circuitState();
+    }
+
     public boolean isBlockingSuspended() {
         return blockingSuspended;
     }
@@ -735,12 +741,9 @@ public final class RedisBloomFilter {
         final List<Integer> shards = new ArrayList<>();
         /** This instance's adds confirmed before the batch was sent, per shard: Redis counted them first. */
         final long[] confirmedBefore = new long[geometry.shards()];
-        final long epoch = rewinds.get();
+        final long epoch = addCounts.snapshot(confirmedBefore);
 
         AddBatch(Collection<?> keys) {
-            for (int shard = 0; shard < confirmedBefore.length; shard++) {
-                confirmedBefore[shard] = addCounts.confirmed(shard);
-            }
             int hashes = geometry.hashes();
             int shardCount = geometry.shards();
             List<List<long[]>> byShard = new ArrayList<>(shardCount);
@@ -782,17 +785,14 @@ public final class RedisBloomFilter {
         for (int i = 0; i < receipts.size(); i++) {
             long count = receipts.get(i).addCount();
             int shard = adds.shards.get(i);
-            long entries = adds.batch.get(i).entries().size();
             if (count < 0) {
                 continue;
             }
-            if (count - entries < adds.confirmedBefore[shard] && rewinds.get() == adds.epoch) {
-                String detail = "shard " + shard + ": this instance's adds counted " + (count - entries)
-                        + " where " + adds.confirmedBefore[shard] + " had been confirmed";
-                MIRROR_LOADER.execute(() -> rewound(adds.epoch, detail));
-            }
-            else {
-                addCounts.confirm(shard, entries);
+            AddCounts.Finding finding = addCounts.afterAdd(shard, count, adds.batch.get(i).entries().size(),
+                    adds.confirmedBefore[shard], adds.epoch);
+            if (finding.verdict() == AddCounts.Verdict.BEHIND) {
+                long epoch = rewinds.get();
+                MIRROR_LOADER.execute(() -> rewound(epoch, finding.detail(), new boolean[geometry.shards()]));
             }
         }
         for (BitmapStore.AddReceipt receipt : receipts) {
@@ -857,71 +857,96 @@ public final class RedisBloomFilter {
      * @return true when this instance found Redis behind and made the filter not ready
      * @throws BitmapStoreException when Redis cannot be read; try again later
      */
-    public boolean verifyNotBehind() {
+    public synchronized boolean verifyNotBehind() {
         long epoch = rewinds.get();
         long[] confirmed = new long[geometry.shards()];
-        for (int shard = 0; shard < confirmed.length; shard++) {
-            confirmed[shard] = addCounts.confirmed(shard); // before the read: Redis counted these first
-        }
+        addCounts.snapshot(confirmed); // before the read: Redis counted these first
+        boolean[] handled = new boolean[confirmed.length];
         for (int shard = 0; shard < confirmed.length; shard++) {
             Map<String, String> counts = store.hashGetAll(keys.addCount(shard));
             AddCounts.Finding finding = addCounts.compare(shard, counts, confirmed[shard]);
             if (finding.verdict() == AddCounts.Verdict.HANDLED_ELSEWHERE) {
+                handled[shard] = true;
                 log.info("Filter '{}': another instance found Redis behind and made the filter not ready (shard {})",
                         name, shard);
                 addCounts.rebaseline(shard, counts);
+                if (mirror != null) {
+                    mirror.clear(); // in case its swap event was missed while Redis restarted
+                }
             }
             else if (finding.verdict() == AddCounts.Verdict.BEHIND) {
-                return rewound(epoch, finding.detail());
+                return rewound(epoch, finding.detail(), handled);
+            }
+        }
+        for (RedisBloomFilter other : otherGenerations()) {
+            // An instance of the other configuration that is gone may have made adds only there.
+            if (other.verifyNotBehind()) {
+                return rewound(epoch, "generation " + other.keys().live() + " lost adds", handled);
             }
         }
         return false;
     }
 
+    /** The other generations this instance writes to during a rolling change; none when unknown. */
+    private List<RedisBloomFilter> otherGenerations() {
+        return generations == null ? List.of() : generations.others();
+    }
+
     /**
-     * Makes the filter not ready everywhere after Redis lost adds; once per rewind, and not when
-     * another instance already did.
+     * Makes the filter not ready everywhere after Redis lost adds: once per rewind, and for the
+     * shards on which no other instance did so already. Redis going back in time took every
+     * generation of the filter with it, so the others this instance writes to are made not
+     * ready too: their instances (and this one, when it answers from one) bypass and reload them.
      *
+     * @param handled per shard, whether another instance is known to have acted on it already
+     *     (updated here)
      * @return whether this instance acted on the rewind
      */
-    private synchronized boolean rewound(long epoch, String detail) {
+    private synchronized boolean rewound(long epoch, String detail, boolean[] handled) {
         if (!rewinds.compareAndSet(epoch, epoch + 1)) {
             return false;
         }
         try {
-            List<Map<String, String>> counts = new ArrayList<>();
-            for (int shard = 0; shard < geometry.shards(); shard++) {
-                counts.add(store.hashGetAll(keys.addCount(shard)));
-            }
-            if (IntStream.range(0, counts.size()).anyMatch(shard -> addCounts.handledElsewhere(shard,
-                    counts.get(shard)))) {
-                log.info("Filter '{}': Redis lost adds ({}); another instance already made the filter not ready",
-                        name, detail);
-                for (int shard = 0; shard < counts.size(); shard++) {
-                    addCounts.rebaseline(shard, counts.get(shard));
+            for (int shard = 0; shard < handled.length; shard++) {
+                if (handled[shard]) {
+                    continue;
                 }
-                return false;
+                Map<String, String> counts = store.hashGetAll(keys.addCount(shard));
+                if (addCounts.handledElsewhere(shard, counts)) {
+                    handled[shard] = true;
+                    addCounts.rebaseline(shard, counts);
+                }
             }
         }
         catch (BitmapStoreException ex) {
             log.warn("Filter '{}': could not read the add counts after a rewind: {}", name, ex.getMessage());
         }
+        if (mirror != null) {
+            mirror.clear();
+        }
+        if (IntStream.range(0, handled.length).allMatch(shard -> handled[shard])) {
+            log.info("Filter '{}': Redis lost adds ({}); another instance already made the filter not ready",
+                    name, detail);
+            return false;
+        }
         log.error("Filter '{}': Redis lost adds ({}): it restarted from an older snapshot or failed over to a replica"
                 + " that lagged. The filter bypasses on every instance until it is loaded again", name, detail);
         try {
-            for (int shard = 0; shard < geometry.shards(); shard++) {
-                store.clearBit(keys.live(shard), geometry.markerOffset());
-                // After the marker: an instance that sees this count grow finds the filter not ready already.
-                store.hashIncrement(keys.addCount(shard), AddCounts.REWINDS_FIELD, 1);
-                addCounts.rebaseline(shard, store.hashGetAll(keys.addCount(shard)));
+            for (int shard = 0; shard < handled.length; shard++) {
+                if (!handled[shard]) {
+                    store.clearBit(keys.live(shard), geometry.markerOffset());
+                    // After the marker: an instance that sees this count grow finds the shard not ready already.
+                    store.hashIncrement(keys.addCount(shard), AddCounts.REWINDS_FIELD, 1);
+                    addCounts.rebaseline(shard, store.hashGetAll(keys.addCount(shard)));
+                }
+            }
+            if (generations != null) {
+                generations.invalidateOthers();
             }
             store.publish(keys.events(), new byte[] { EVENT_SWAP });
         }
         catch (BitmapStoreException ex) {
             log.warn("Filter '{}': could not make the filter not ready after the rewind: {}", name, ex.getMessage());
-        }
-        if (mirror != null) {
-            mirror.clear();
         }
         notReady();
         return true;

@@ -632,6 +632,64 @@ class RedisBloomFilterTest {
         }
     }
 
+    /**
+     * Issue 11, path 2 during a rolling change of the filter's size: the new instance answers
+     * from the old generation, which the old instance filled. Redis comes back without the old
+     * instance's last adds, and the old instance is gone by then: noticing the loss in the new
+     * generation must make the generation that answers not ready too.
+     */
+    @Test
+    void aRewindDuringARollingChangeMakesTheGenerationThatAnswersNotReady() throws InterruptedException {
+        Duration retention = Duration.ofMillis(300);
+        try (RedisServer rewinding = RedisServer.start()) {
+            LettuceConnectionFactory factory = connect(rewinding.port());
+            try {
+                BitmapStore rewindingStore = LettuceBitmapStore.create(factory, Duration.ofSeconds(10));
+                RedisBloomFilter old = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01),
+                        rewindingStore).checkTimeout(GENEROUS_CHECK_TIMEOUT).journalRetention(retention)
+                        .rollout(Duration.ofMillis(100), Duration.ofSeconds(2)).build();
+                old.generations().orElseThrow().heartbeat();
+                old.load(LongStream.rangeClosed(1, 1_000).boxed());
+                RedisBloomFilter upgraded = RedisBloomFilter.builder(filterName, FilterGeometry.of(20_000, 0.01),
+                        rewindingStore).checkTimeout(GENEROUS_CHECK_TIMEOUT).journalRetention(retention)
+                        .rollout(Duration.ofMillis(100), Duration.ofSeconds(2)).build();
+                upgraded.generations().orElseThrow().heartbeat();
+                old.generations().orElseThrow().heartbeat(); // the old instance writes to both from now on
+                old.generations().orElseThrow().heartbeat(); // and says so in the registry
+                List<Object> absent = absentKeys(old, 100);
+                assertThat(upgraded.checkAll(absent)).as("answered by the old generation").containsOnly(Membership.ABSENT);
+                try (RedisConnection connection = factory.getConnection()) {
+                    connection.serverCommands().save();
+                }
+                List<Object> afterSnapshot = absentKeys(old, 50);
+                old.addAll(afterSnapshot);
+                assertThat(upgraded.verifyNotBehind()).isFalse();
+                old.close(); // gone: it never looks again
+
+                rewinding.restart(); // from the snapshot: the last 50 adds are gone from both generations
+
+                assertThat(untilRedisAnswers(upgraded::verifyNotBehind)).isTrue();
+                assertThat(upgraded.checkAll(afterSnapshot)).doesNotContain(Membership.ABSENT);
+
+                // The old instance is gone: once the new generation covers every writer it is loaded and answers.
+                Thread.sleep(retention.toMillis() + 100);
+                untilRedisAnswers(() -> {
+                    upgraded.generations().orElseThrow().heartbeat();
+                    return null;
+                });
+                assertThat(upgraded.generations().orElseThrow().ownCoverable()).isTrue();
+                upgraded.load(Stream.concat(LongStream.rangeClosed(1, 1_000).boxed(), afterSnapshot.stream()));
+                assertThat(upgraded.checkAll(afterSnapshot)).containsOnly(Membership.PRESENT);
+                assertThat(upgraded.checkAll(absentKeys(upgraded, 100))).as("blocks again once reloaded")
+                        .containsOnly(Membership.ABSENT);
+                upgraded.close();
+            }
+            finally {
+                factory.destroy();
+            }
+        }
+    }
+
     /** Calls {@code call} until Redis answers it (a restarted server takes a moment to reconnect to). */
     private static <T> T untilRedisAnswers(java.util.function.Supplier<T> call) {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();

@@ -191,6 +191,12 @@ public final class FilterGenerations implements AutoCloseable {
         return CompletableFuture.allOf(adds);
     }
 
+    /** The other generations this instance writes to as of its last heartbeat; none before the first. */
+    public List<RedisBloomFilter> others() {
+        State current = state;
+        return current == null ? List.of() : current.alsoWritten();
+    }
+
     private List<RedisBloomFilter> written() {
         State current = state;
         if (current == null || stale()) {
@@ -204,8 +210,8 @@ public final class FilterGenerations implements AutoCloseable {
     /**
      * Makes every other generation this instance writes to not ready (clears its ready marker),
      * so that the instances answering from it bypass it and reload it from their own source. For
-     * adds this instance had to give up: the own generation is reloaded by the caller, and the
-     * others would otherwise lack the keys for good.
+     * adds this instance had to give up, or that Redis lost: the own generation is reloaded by
+     * the caller, and the others would otherwise lack the keys for good.
      *
      * @throws BitmapStoreException when Redis fails; the caller tries again with its next attempt
      */
@@ -218,7 +224,8 @@ public final class FilterGenerations implements AutoCloseable {
             for (int shard = 0; shard < other.geometry().shards(); shard++) {
                 store.clearBit(other.keys().live(shard), other.geometry().markerOffset());
             }
-            log.warn("Filter '{}': generation {} made not ready, as adds to it were given up; its instances reload it",
+            log.warn("Filter '{}': generation {} made not ready, as it may lack adds (given up, or lost by Redis);"
+                    + " its instances reload it",
                     own.name(), other.keys().live());
         }
     }
