@@ -5,11 +5,21 @@ import static com.google.common.base.Preconditions.checkArgument;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Stops paying the Redis timeout while Redis is down: after {@code failureThreshold} failures
- * in a row it opens, and calls fail at once (microseconds) for {@code openDuration}; then one
- * call at a time is let through as a probe, and the first success closes it again.
+ * Stops paying the Redis timeout while Redis is down or failing often. It opens on either of:
+ * <ul>
+ * <li>{@code consecutiveFailures} failures in a row: Redis is down;</li>
+ * <li>over the last {@code window} calls (once at least {@code minimumCalls} were made), a share
+ * of failures of at least {@code failureRate}, or of calls slower than {@code slowCall} of at
+ * least {@code slowCallRate}: Redis answers, but too often too late. Failures that alternate with
+ * successes never make a run, so without this a Redis timing out 40 % of checks would cost every
+ * caller its timeout, forever.</li>
+ * </ul>
+ * While open, calls fail at once (microseconds) for {@code openDuration}; then one call at a time
+ * is let through as a probe, and the first success closes it again with an empty window.
  *
  * <p>Shared by every filter of one Redis: they fail together.
  */
@@ -26,23 +36,79 @@ public final class CircuitBreaker {
     }
 
     private static final long CLOSED = 0;
+    private static final int FAILED = 1;
+    private static final int SLOW = 2;
 
-    private final int failureThreshold;
+    private final Settings settings;
     private final long openNanos;
+    private final long slowCallNanos;
     private final AtomicInteger consecutiveFailures = new AtomicInteger();
     private final AtomicBoolean probing = new AtomicBoolean();
     private volatile long openUntil = CLOSED;
+    /** The last {@code window} outcomes (FAILED and SLOW bits), and their counts. */
+    private final AtomicIntegerArray outcomes;
+    private final AtomicLong calls = new AtomicLong();
+    private final AtomicInteger failedInWindow = new AtomicInteger();
+    private final AtomicInteger slowInWindow = new AtomicInteger();
 
-    private CircuitBreaker(int failureThreshold, long openNanos) {
-        this.failureThreshold = failureThreshold;
-        this.openNanos = openNanos;
+    private CircuitBreaker(Settings settings) {
+        this.settings = settings;
+        this.openNanos = settings.openDuration().toNanos();
+        this.slowCallNanos = settings.slowCall().toNanos();
+        this.outcomes = new AtomicIntegerArray(settings.window());
     }
 
+    /**
+     * When the breaker opens and for how long.
+     *
+     * @param consecutiveFailures failures in a row that open it
+     * @param openDuration how long calls fail at once before a probe
+     * @param window how many of the latest calls the rates are taken over
+     * @param minimumCalls calls needed in the window before a rate can open it
+     * @param failureRate share of failed calls (timeouts, lost connections) in the window that opens it, in (0, 1]
+     * @param slowCall a successful call that took longer than this counts as slow
+     * @param slowCallRate share of slow calls in the window that opens it, in (0, 1]
+     */
+    public record Settings(int consecutiveFailures, Duration openDuration, int window, int minimumCalls,
+            double failureRate, Duration slowCall, double slowCallRate) {
+
+        public Settings {
+            checkArgument(consecutiveFailures >= 1, "failure threshold (%s) must be at least 1", consecutiveFailures);
+            checkArgument(openDuration != null && openDuration.toNanos() > 0, "open duration (%s) must be positive",
+                    openDuration);
+            checkArgument(window >= 1, "window (%s) must be at least 1 call", window);
+            checkArgument(minimumCalls >= 1 && minimumCalls <= window,
+                    "minimum calls (%s) must be between 1 and the window (%s)", minimumCalls, window);
+            checkArgument(failureRate > 0 && failureRate <= 1, "failure rate (%s) must be in (0, 1]", failureRate);
+            checkArgument(slowCall != null && slowCall.toNanos() > 0, "slow call (%s) must be positive", slowCall);
+            checkArgument(slowCallRate > 0 && slowCallRate <= 1, "slow call rate (%s) must be in (0, 1]", slowCallRate);
+        }
+
+        /**
+         * 5 failures in a row, or over the last 100 calls (at least 20) a quarter failed or half
+         * took longer than a second; open for 1 second. A quarter: one failed check in a hundred
+         * is a network's bad moment, forty in a hundred is a Redis that costs every fourth caller
+         * its whole timeout.
+         */
+        public static Settings defaults() {
+            return new Settings(5, Duration.ofSeconds(1), 100, 20, 0.25, Duration.ofSeconds(1), 0.5);
+        }
+    }
+
+    public static CircuitBreaker create(Settings settings) {
+        checkArgument(settings != null, "settings must not be null");
+        return new CircuitBreaker(settings);
+    }
+
+    /** {@link Settings#defaults()} but for the run of failures that opens it and how long it stays open. */
     public static CircuitBreaker create(int failureThreshold, Duration openDuration) {
-        checkArgument(failureThreshold >= 1, "failure threshold (%s) must be at least 1", failureThreshold);
-        checkArgument(openDuration != null && openDuration.toNanos() > 0, "open duration (%s) must be positive",
-                openDuration);
-        return new CircuitBreaker(failureThreshold, openDuration.toNanos());
+        Settings defaults = Settings.defaults();
+        return create(new Settings(failureThreshold, openDuration, defaults.window(), defaults.minimumCalls(),
+                defaults.failureRate(), defaults.slowCall(), defaults.slowCallRate()));
+    }
+
+    public Settings settings() {
+        return settings;
     }
 
     /** True when a call may go to Redis; the caller must then report {@link #onSuccess} or {@link #onFailure}. */
@@ -57,27 +123,40 @@ public final class CircuitBreaker {
         return probing.compareAndSet(false, true);
     }
 
-    /**
-     * Writes only what is not already so: every successful call comes here, from every thread,
-     * and unconditional writes of shared fields would make the closed state's fast path contend.
-     */
+    /** A call that took no time to speak of succeeded. */
     public void onSuccess() {
+        onSuccess(0);
+    }
+
+    /**
+     * A call succeeded (or Redis answered it with an error) after {@code elapsedNanos}. Writes
+     * the breaker's state only when it is not already so: every successful call comes here, from
+     * every thread, and unconditional writes of shared fields would make the closed state's fast
+     * path contend. The window costs one counter increment and one slot write per call, next to
+     * a Redis round trip.
+     */
+    public void onSuccess(long elapsedNanos) {
         if (consecutiveFailures.get() != 0) {
             consecutiveFailures.set(0);
         }
         if (openUntil != CLOSED) {
+            clearWindow();
             openUntil = CLOSED;
         }
         if (probing.get()) {
             probing.set(false);
         }
+        else {
+            record(elapsedNanos > slowCallNanos ? SLOW : 0);
+        }
     }
 
+    /** A call timed out or lost its connection. */
     public void onFailure() {
+        boolean rateOver = record(FAILED);
         int failures = consecutiveFailures.incrementAndGet();
-        if (failures >= failureThreshold || probing.get()) {
-            long until = System.nanoTime() + openNanos;
-            openUntil = until == CLOSED ? 1 : until;
+        if (failures >= settings.consecutiveFailures() || probing.get() || rateOver) {
+            open();
         }
         probing.set(false);
     }
@@ -88,5 +167,43 @@ public final class CircuitBreaker {
             return State.CLOSED;
         }
         return System.nanoTime() - until < 0 ? State.OPEN : State.HALF_OPEN;
+    }
+
+    private void open() {
+        long until = System.nanoTime() + openNanos;
+        openUntil = until == CLOSED ? 1 : until;
+    }
+
+    /**
+     * Puts one outcome in the window, and opens the breaker when a rate is over its threshold.
+     * The counts are kept with the outcomes they replace, without a lock: under concurrent calls
+     * they may lag by a call or two, which moves a threshold by as little.
+     *
+     * @return whether the failure rate is over its threshold
+     */
+    private boolean record(int outcome) {
+        long call = calls.getAndIncrement();
+        int previous = outcomes.getAndSet((int) (call % settings.window()), outcome);
+        int failed = (outcome & FAILED) - (previous & FAILED);
+        int slowDelta = ((outcome & SLOW) - (previous & SLOW)) / SLOW;
+        int failedNow = failed == 0 ? failedInWindow.get() : failedInWindow.addAndGet(failed);
+        int slowNow = slowDelta == 0 ? slowInWindow.get() : slowInWindow.addAndGet(slowDelta);
+        long recorded = Math.min(call + 1, settings.window());
+        if (recorded < settings.minimumCalls()) {
+            return false;
+        }
+        if (slowNow >= settings.slowCallRate() * recorded && openUntil == CLOSED) {
+            open();
+        }
+        return failedNow >= settings.failureRate() * recorded;
+    }
+
+    private void clearWindow() {
+        calls.set(0);
+        for (int i = 0; i < outcomes.length(); i++) {
+            outcomes.set(i, 0);
+        }
+        failedInWindow.set(0);
+        slowInWindow.set(0);
     }
 }

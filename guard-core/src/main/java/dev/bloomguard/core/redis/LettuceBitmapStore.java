@@ -236,9 +236,9 @@ public final class LettuceBitmapStore implements BitmapStore {
         };
     }
 
-    /** A store with a breaker that opens after 5 failures in a row for 1 second. */
+    /** A store with a breaker of {@link CircuitBreaker.Settings#defaults()}. */
     public static LettuceBitmapStore create(LettuceConnectionFactory connectionFactory, Duration operationTimeout) {
-        return create(connectionFactory, operationTimeout, CircuitBreaker.create(5, Duration.ofSeconds(1)));
+        return create(connectionFactory, operationTimeout, CircuitBreaker.create(CircuitBreaker.Settings.defaults()));
     }
 
     /**
@@ -580,9 +580,10 @@ public final class LettuceBitmapStore implements BitmapStore {
     private <T> T call(String name, Duration timeout,
             Function<RedisClusterAsyncCommands<byte[], byte[]>, List<? extends RedisFuture<?>>> send) {
         if (!breaker.tryAcquire()) {
-            throw new BitmapStoreException(name + " not sent: the circuit to Redis is open after repeated failures", null);
+            throw new BitmapStoreException(name + " not sent: the circuit to Redis is open after failures in a row or too many failed or slow calls", null);
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long started = System.nanoTime();
+        long deadline = started + timeout.toNanos();
         try {
             T result = withCommands(timeout, commands -> {
                 Object last = null;
@@ -591,12 +592,12 @@ public final class LettuceBitmapStore implements BitmapStore {
                 }
                 return (T) last;
             });
-            breaker.onSuccess();
+            breaker.onSuccess(System.nanoTime() - started);
             return result;
         }
         catch (BitmapStoreException ex) {
             if (ex.getCause() instanceof RedisCommandExecutionException) {
-                breaker.onSuccess();
+                breaker.onSuccess(System.nanoTime() - started);
             }
             else {
                 breaker.onFailure();
@@ -628,8 +629,9 @@ public final class LettuceBitmapStore implements BitmapStore {
         }
         if (!breaker.tryAcquire()) {
             return CompletableFuture.failedFuture(
-                    new BitmapStoreException(name + " not sent: the circuit to Redis is open after repeated failures", null));
+                    new BitmapStoreException(name + " not sent: the circuit to Redis is open after failures in a row or too many failed or slow calls", null));
         }
+        long started = System.nanoTime();
         AtomicReference<List<? extends RedisFuture<?>>> sent = new AtomicReference<>(List.of());
         CompletableFuture<T> replies = sharedConnection().thenCompose(commands -> {
             List<? extends RedisFuture<?>> futures = send.apply(commands);
@@ -645,13 +647,13 @@ public final class LettuceBitmapStore implements BitmapStore {
         CompletableFuture<T> result = new CompletableFuture<>();
         replies.whenComplete((value, error) -> {
             if (error == null) {
-                breaker.onSuccess();
+                breaker.onSuccess(System.nanoTime() - started);
                 result.complete(value);
                 return;
             }
             Throwable cause = unwrap(error);
             if (cause instanceof RedisCommandExecutionException) {
-                breaker.onSuccess();
+                breaker.onSuccess(System.nanoTime() - started);
                 result.completeExceptionally(new BitmapStoreException(name + " failed: " + cause.getMessage(), cause));
                 return;
             }

@@ -59,11 +59,79 @@ class CircuitBreakerTest {
         assertThat(breaker.tryAcquire()).isFalse();
     }
 
+    /**
+     * Issue 13: two calls in five time out, never two in a row. No run of failures ever reaches
+     * the threshold, but every second or third caller pays the whole timeout: the rate opens it.
+     */
+    @Test
+    void opensWhenTwoCallsInFiveFailThoughNeverTwoInARow() {
+        CircuitBreaker breaker = CircuitBreaker.create(5, Duration.ofHours(1));
+        int callsUntilOpen = 0;
+        while (breaker.state() == CircuitBreaker.State.CLOSED && callsUntilOpen < 1_000) {
+            if (callsUntilOpen % 5 == 0 || callsUntilOpen % 5 == 2) {
+                breaker.onFailure();
+            }
+            else {
+                breaker.onSuccess();
+            }
+            callsUntilOpen++;
+        }
+        assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
+        assertThat(callsUntilOpen).as("calls until the first failure once 20 are in the window").isEqualTo(21);
+    }
+
+    @Test
+    void staysClosedWhenOneCallInAHundredFails() {
+        CircuitBreaker breaker = CircuitBreaker.create(CircuitBreaker.Settings.defaults());
+        for (int call = 0; call < 10_000; call++) {
+            if (call % 100 == 0) {
+                breaker.onFailure();
+            }
+            else {
+                breaker.onSuccess(Duration.ofMillis(1).toNanos());
+            }
+        }
+        assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);
+    }
+
+    @Test
+    void opensWhenHalfTheCallsAreSlow() {
+        CircuitBreaker breaker = CircuitBreaker.create(new CircuitBreaker.Settings(5, Duration.ofHours(1), 10, 10, 0.5,
+                Duration.ofMillis(100), 0.5));
+        for (int call = 0; call < 9; call++) {
+            breaker.onSuccess(Duration.ofMillis(call % 2 == 0 ? 500 : 1).toNanos());
+        }
+        assertThat(breaker.state()).as("5 slow of 9: under the minimum of calls").isEqualTo(CircuitBreaker.State.CLOSED);
+        breaker.onSuccess(Duration.ofMillis(1).toNanos());
+        assertThat(breaker.state()).as("5 slow of 10").isEqualTo(CircuitBreaker.State.OPEN);
+    }
+
+    @Test
+    void closingEmptiesTheWindow() throws InterruptedException {
+        CircuitBreaker breaker = CircuitBreaker.create(new CircuitBreaker.Settings(5, Duration.ofMillis(20), 10, 4, 0.5,
+                Duration.ofSeconds(1), 1.0));
+        breaker.onFailure();
+        breaker.onSuccess();
+        breaker.onSuccess();
+        breaker.onFailure();
+        assertThat(breaker.state()).as("2 failed of 4").isEqualTo(CircuitBreaker.State.OPEN);
+        Thread.sleep(40);
+        assertThat(breaker.tryAcquire()).as("the probe").isTrue();
+        breaker.onSuccess();
+        breaker.onFailure();
+        breaker.onSuccess();
+        assertThat(breaker.state()).as("the failures before the probe are forgotten").isEqualTo(CircuitBreaker.State.CLOSED);
+    }
+
     @Test
     void rejectsSettingsThatCannotWork() {
         assertThatIllegalArgumentException().isThrownBy(() -> CircuitBreaker.create(0, Duration.ofSeconds(1)))
                 .withMessageContaining("failure threshold (0)");
         assertThatIllegalArgumentException().isThrownBy(() -> CircuitBreaker.create(1, Duration.ZERO))
                 .withMessageContaining("open duration (PT0S)");
+        assertThatIllegalArgumentException().isThrownBy(() -> new CircuitBreaker.Settings(5, Duration.ofSeconds(1), 10,
+                11, 0.5, Duration.ofSeconds(1), 0.5)).withMessageContaining("minimum calls (11)");
+        assertThatIllegalArgumentException().isThrownBy(() -> new CircuitBreaker.Settings(5, Duration.ofSeconds(1), 10,
+                5, 1.5, Duration.ofSeconds(1), 0.5)).withMessageContaining("failure rate (1.5)");
     }
 }

@@ -95,8 +95,7 @@ public class BloomGuardAutoConfiguration {
         }
         FilterSettingsValidator.validate(properties);
         return LettuceBitmapStore.create(lettuce, properties.getWriteTimeout(),
-                CircuitBreaker.create(properties.getCircuitBreaker().getFailureThreshold(),
-                        properties.getCircuitBreaker().getOpenDuration()));
+                CircuitBreaker.create(properties.getCircuitBreaker().toSettings()));
     }
 
     @Bean

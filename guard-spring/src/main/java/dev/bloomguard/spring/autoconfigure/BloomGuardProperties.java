@@ -312,6 +312,21 @@ public class BloomGuardProperties {
         /** How long calls fail at once before one probe goes to Redis again. */
         private Duration openDuration = Duration.ofSeconds(1);
 
+        /** How many of the latest Redis calls failure-rate and slow-call-rate are taken over. */
+        private int window = 100;
+
+        /** Calls needed in the window before a rate can open the circuit; at most window. */
+        private int minimumCalls = 20;
+
+        /** Share of failed calls (timeouts, lost connections) in the window that opens the circuit, in (0, 1]. */
+        private double failureRate = 0.25;
+
+        /** A call answered later than this counts as slow. */
+        private Duration slowCall = Duration.ofSeconds(1);
+
+        /** Share of slow calls in the window that opens the circuit, in (0, 1]. */
+        private double slowCallRate = 0.5;
+
         public int getFailureThreshold() {
             return failureThreshold;
         }
@@ -326,6 +341,52 @@ public class BloomGuardProperties {
 
         public void setOpenDuration(Duration openDuration) {
             this.openDuration = openDuration;
+        }
+
+        public int getWindow() {
+            return window;
+        }
+
+        public void setWindow(int window) {
+            this.window = window;
+        }
+
+        public int getMinimumCalls() {
+            return minimumCalls;
+        }
+
+        public void setMinimumCalls(int minimumCalls) {
+            this.minimumCalls = minimumCalls;
+        }
+
+        public double getFailureRate() {
+            return failureRate;
+        }
+
+        public void setFailureRate(double failureRate) {
+            this.failureRate = failureRate;
+        }
+
+        public Duration getSlowCall() {
+            return slowCall;
+        }
+
+        public void setSlowCall(Duration slowCall) {
+            this.slowCall = slowCall;
+        }
+
+        public double getSlowCallRate() {
+            return slowCallRate;
+        }
+
+        public void setSlowCallRate(double slowCallRate) {
+            this.slowCallRate = slowCallRate;
+        }
+
+        /** These settings for the breaker; throws {@link IllegalArgumentException} naming what cannot work. */
+        public dev.bloomguard.core.redis.CircuitBreaker.Settings toSettings() {
+            return new dev.bloomguard.core.redis.CircuitBreaker.Settings(failureThreshold, openDuration, window,
+                    minimumCalls, failureRate, slowCall, slowCallRate);
         }
     }
 

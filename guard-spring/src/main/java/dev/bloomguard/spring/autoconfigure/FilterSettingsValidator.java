@@ -40,10 +40,11 @@ final class FilterSettingsValidator {
             throw new BloomGuardConfigurationException("bloom-guard.journal.capacity ("
                     + properties.getJournal().getCapacity() + ") must be at least 1");
         }
-        requirePositive("bloom-guard.circuit-breaker.open-duration", properties.getCircuitBreaker().getOpenDuration());
-        if (properties.getCircuitBreaker().getFailureThreshold() < 1) {
-            throw new BloomGuardConfigurationException("bloom-guard.circuit-breaker.failure-threshold ("
-                    + properties.getCircuitBreaker().getFailureThreshold() + ") must be at least 1");
+        try {
+            properties.getCircuitBreaker().toSettings();
+        }
+        catch (IllegalArgumentException ex) {
+            throw new BloomGuardConfigurationException("bloom-guard.circuit-breaker: " + ex.getMessage());
         }
         for (Map.Entry<String, BloomGuardProperties.Filter> entry : properties.getFilters().entrySet()) {
             geometry(properties, entry.getKey(), entry.getValue());

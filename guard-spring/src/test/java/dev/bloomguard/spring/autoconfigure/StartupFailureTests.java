@@ -115,6 +115,14 @@ class StartupFailureTests {
     }
 
     @Test
+    void failsOnACircuitBreakerThatCannotWork() {
+        runner.withPropertyValues("bloom-guard.circuit-breaker.failure-rate=40")
+                .run(failsWith("bloom-guard.circuit-breaker: failure rate (40.0) must be in (0, 1]"));
+        runner.withPropertyValues("bloom-guard.circuit-breaker.minimum-calls=200")
+                .run(failsWith("bloom-guard.circuit-breaker: minimum calls (200) must be between 1 and the window (100)"));
+    }
+
+    @Test
     void failsOnFilterAboveSizeLimit() {
         runner.withPropertyValues("bloom-guard.filters.user.expected-insertions=100000000", "bloom-guard.max-filter-size=64MB")
                 .run(failsWith("bloom-guard.filters.user needs", "more than bloom-guard.max-filter-size"));
