@@ -64,7 +64,7 @@ class StatsController {
         Map<String, Long> checks = new TreeMap<>();
         for (Counter counter : meters.find(BloomGuardMetricNames.CHECKS).tag(BloomGuardMetricNames.TAG_FILTER, FILTER)
                 .counters()) {
-            checks.put(counter.getId().getTag(BloomGuardMetricNames.TAG_OUTCOME), (long) counter.count());
+            checks.merge(counter.getId().getTag(BloomGuardMetricNames.TAG_OUTCOME), (long) counter.count(), Long::sum);
         }
         long blocked = checks.getOrDefault("blocked", 0L);
         return new Stats(FILTER, blocked, checks.getOrDefault("passed", 0L), checks.getOrDefault("bypassed", 0L),

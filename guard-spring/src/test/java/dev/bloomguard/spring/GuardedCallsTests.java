@@ -248,6 +248,8 @@ class GuardedCallsTests {
         double bypassed = count("empty", "bypassed");
         assertThat(users.fromEmptyFilter(12345L)).isEqualTo(12345L);
         assertThat(count("empty", "bypassed") - bypassed).isEqualTo(1);
+        assertThat(meters.get("bloomguard.checks").tag("filter", "empty").tag("outcome", "bypassed")
+                .tag("reason", "not-ready").counter().count()).as("reason=not-ready").isEqualTo(count("empty", "bypassed"));
     }
 
     private long firstAbsent() {
@@ -267,7 +269,8 @@ class GuardedCallsTests {
     }
 
     private double count(String filter, String outcome) {
-        return meters.get("bloomguard.checks").tag("filter", filter).tag("outcome", outcome).counter().count();
+        return meters.get("bloomguard.checks").tag("filter", filter).tag("outcome", outcome).counters().stream()
+                .mapToDouble(counter -> counter.count()).sum();
     }
 
     private double totalChecks(String filter) {

@@ -19,11 +19,13 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStoreException;
+import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardConfigurationException;
 import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.metrics.CheckOutcome;
+import dev.bloomguard.spring.metrics.CheckReason;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 
 /**
@@ -285,17 +287,34 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             case ABSENT -> CheckOutcome.BLOCKED;
             case NOT_READY, UNAVAILABLE -> CheckOutcome.BYPASSED;
         };
+        CheckReason reason = CheckReason.FILTER;
         if (answer == Membership.ABSENT && pendingAdds.holds(guard.filter())) {
             // This instance has adds for the filter that Redis refused and that are still being retried.
             outcome = CheckOutcome.BYPASSED;
             answer = Membership.NOT_READY;
+            reason = CheckReason.SUSPENDED;
         }
-        metrics().record(guard.filter(), outcome, elapsedNanos);
+        else if (outcome == CheckOutcome.BYPASSED) {
+            reason = bypassReason(filter(guard.filter()), answer);
+        }
+        metrics().record(guard.filter(), outcome, reason, elapsedNanos);
         if (answer == Membership.ABSENT) {
             log.debug("Filter '{}' rejected key {} for {}", guard.filter(), key, guard.method());
             return false;
         }
         return !(answer == Membership.UNAVAILABLE && blockWhenUnavailable);
+    }
+
+    /**
+     * Why {@code filter} could not answer, read after the fact: the state may have changed in
+     * between, which moves a count from one reason to a neighbouring one, never the outcome.
+     */
+    private static CheckReason bypassReason(RedisBloomFilter filter, Membership answer) {
+        if (answer == Membership.UNAVAILABLE) {
+            return filter.circuitState() == CircuitBreaker.State.CLOSED ? CheckReason.REDIS_ERROR
+                    : CheckReason.CIRCUIT_OPEN;
+        }
+        return filter.isBlockingSuspended() ? CheckReason.SUSPENDED : CheckReason.NOT_READY;
     }
 
     /** A batch is rejected only when every element is absent; otherwise the most permissive answer wins. */

@@ -3,7 +3,11 @@ package dev.bloomguard.spring.metrics;
 /** Every meter name and tag the starter publishes; each meter carries the {@code filter} tag. */
 public final class BloomGuardMetricNames {
 
-    /** Counter of guarded calls, tags {@code filter} and {@code outcome} (passed, blocked, bypassed). */
+    /**
+     * Counter of guarded calls, tags {@code filter}, {@code outcome} (passed, blocked, bypassed)
+     * and {@code reason} ({@code filter} for passed and blocked; for bypassed not-ready,
+     * redis-error, circuit-open or suspended: see {@link CheckReason}).
+     */
     public static final String CHECKS = "bloomguard.checks";
 
     /** Timer of the filter check of a guarded call (the Redis round trip), tag {@code filter}. */
@@ -29,6 +33,8 @@ public final class BloomGuardMetricNames {
     public static final String TAG_FILTER = "filter";
 
     public static final String TAG_OUTCOME = "outcome";
+
+    public static final String TAG_REASON = "reason";
 
     private BloomGuardMetricNames() {
     }

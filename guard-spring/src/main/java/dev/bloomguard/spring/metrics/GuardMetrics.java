@@ -12,4 +12,12 @@ public interface GuardMetrics {
      *     the filter (a null key); such calls are not counted
      */
     void record(String filter, CheckOutcome outcome, long durationNanos);
+
+    /**
+     * As {@link #record(String, CheckOutcome, long)}, with why: {@link CheckReason#FILTER} for a
+     * call passed or blocked by the filter, the cause for a bypassed one.
+     */
+    default void record(String filter, CheckOutcome outcome, CheckReason reason, long durationNanos) {
+        record(filter, outcome, durationNanos);
+    }
 }

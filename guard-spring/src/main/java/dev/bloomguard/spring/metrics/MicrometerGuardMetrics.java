@@ -11,8 +11,9 @@ import io.micrometer.core.instrument.Timer;
 
 /**
  * {@link GuardMetrics} on Micrometer. Meters are registered once per filter up front (so every
- * outcome shows as zero before the first call) and looked up from a map afterwards, never built
- * on the hot path.
+ * outcome and reason shows as zero before the first call) and looked up from a map afterwards,
+ * never built on the hot path. Passed and blocked calls carry {@code reason=filter}; bypassed
+ * ones their cause.
  */
 public final class MicrometerGuardMetrics implements GuardMetrics {
 
@@ -28,11 +29,20 @@ public final class MicrometerGuardMetrics implements GuardMetrics {
 
     @Override
     public void record(String filter, CheckOutcome outcome, long durationNanos) {
+        record(filter, outcome, outcome == CheckOutcome.BYPASSED ? CheckReason.NOT_READY : CheckReason.FILTER,
+                durationNanos);
+    }
+
+    @Override
+    public void record(String filter, CheckOutcome outcome, CheckReason reason, long durationNanos) {
         FilterMeters filterMeters = meters.get(filter);
         if (filterMeters == null) {
             filterMeters = meters.computeIfAbsent(filter, name -> new FilterMeters(registry, name));
         }
-        filterMeters.checks.get(outcome).increment();
+        // Only the combinations registered: passed and blocked are the filter's, bypassed has a cause.
+        CheckReason counted = outcome != CheckOutcome.BYPASSED ? CheckReason.FILTER
+                : reason == CheckReason.FILTER ? CheckReason.NOT_READY : reason;
+        filterMeters.checks.get(outcome).get(counted).increment();
         if (durationNanos >= 0) {
             filterMeters.duration.record(durationNanos, TimeUnit.NANOSECONDS);
         }
@@ -40,16 +50,23 @@ public final class MicrometerGuardMetrics implements GuardMetrics {
 
     private static final class FilterMeters {
 
-        private final Map<CheckOutcome, Counter> checks = new EnumMap<>(CheckOutcome.class);
+        private final Map<CheckOutcome, Map<CheckReason, Counter>> checks = new EnumMap<>(CheckOutcome.class);
         private final Timer duration;
 
         FilterMeters(MeterRegistry registry, String filter) {
             for (CheckOutcome outcome : CheckOutcome.values()) {
-                checks.put(outcome, Counter.builder(BloomGuardMetricNames.CHECKS)
-                        .description("Calls guarded by a Bloom filter, by outcome")
-                        .tag(BloomGuardMetricNames.TAG_FILTER, filter)
-                        .tag(BloomGuardMetricNames.TAG_OUTCOME, outcome.tag())
-                        .register(registry));
+                Map<CheckReason, Counter> byReason = new EnumMap<>(CheckReason.class);
+                for (CheckReason reason : CheckReason.values()) {
+                    if ((outcome == CheckOutcome.BYPASSED) != (reason == CheckReason.FILTER)) {
+                        byReason.put(reason, Counter.builder(BloomGuardMetricNames.CHECKS)
+                                .description("Calls guarded by a Bloom filter, by outcome and reason")
+                                .tag(BloomGuardMetricNames.TAG_FILTER, filter)
+                                .tag(BloomGuardMetricNames.TAG_OUTCOME, outcome.tag())
+                                .tag(BloomGuardMetricNames.TAG_REASON, reason.tag())
+                                .register(registry));
+                    }
+                }
+                checks.put(outcome, byReason);
             }
             duration = Timer.builder(BloomGuardMetricNames.CHECK_DURATION)
                     .description("Time to decide a guarded call (the Redis round trip)")

@@ -16,6 +16,7 @@ import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.RealServers;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * A row commits, then Redis refuses its {@code @BloomPut} add (here: {@code NOREPLICAS}, as a
@@ -52,6 +53,9 @@ class FailedAddTests {
                     .as("the row committed").isEqualTo(1);
             assertThatCode(() -> writing.find(created)).as("the instance whose add failed does not block the row")
                     .doesNotThrowAnyException();
+            assertThat(writer.getBean(MeterRegistry.class).get("bloomguard.checks")
+                    .tag("filter", "user").tag("outcome", "bypassed").tag("reason", "suspended").counter().count())
+                    .as("reason=suspended").isPositive();
 
             admin.sync().configSet("min-replicas-to-write", "0");
             GuardedApp.foundWithin(reading, created, System.nanoTime(), BOUND.plusSeconds(2),

@@ -88,12 +88,19 @@ class RedisOutageTests {
                 traffic.pause();
 
                 double bypassedBefore = bypassed(context);
+                double redisErrorsBefore = bypassed(context, "redis-error");
+                double openCircuitBefore = bypassed(context, "circuit-open");
                 long[] closedCircuit = timeCalls(directory, 3, absent.get(1));
                 assertThat(bypassed(context) - bypassedBefore).as("every call while Redis is down is bypassed")
                         .isEqualTo(3);
                 assertThat(store.circuitState()).isEqualTo(CircuitBreaker.State.OPEN);
                 long[] openCircuit = timeCalls(directory, 1000, absent.get(2));
                 assertThat(bypassed(context) - bypassedBefore).isEqualTo(1003);
+                // The traffic's failures may have opened the circuit before the first three calls.
+                double redisErrors = bypassed(context, "redis-error") - redisErrorsBefore;
+                double circuitOpen = bypassed(context, "circuit-open") - openCircuitBefore;
+                assertThat(redisErrors + circuitOpen).as("reasons redis-error and circuit-open").isEqualTo(1003);
+                assertThat(circuitOpen).as("reason=circuit-open once the circuit is open").isGreaterThanOrEqualTo(1000);
                 log.info("Check latency with Redis down: circuit closed max {} µs; circuit open p50 {} µs, p99 {} µs",
                         max(closedCircuit) / 1000, percentile(openCircuit, 50) / 1000, percentile(openCircuit, 99) / 1000);
                 assertThat(max(closedCircuit)).as("a check with Redis down costs at most redis-timeout plus a margin")
@@ -392,9 +399,14 @@ class RedisOutageTests {
         return absent;
     }
 
+    private static double bypassed(ConfigurableApplicationContext context, String reason) {
+        return context.getBean(MeterRegistry.class).get("bloomguard.checks").tag("filter", "user")
+                .tag("outcome", "bypassed").tag("reason", reason).counter().count();
+    }
+
     private static double bypassed(ConfigurableApplicationContext context) {
         return context.getBean(MeterRegistry.class).get("bloomguard.checks").tag("filter", "user")
-                .tag("outcome", "bypassed").counter().count();
+                .tag("outcome", "bypassed").counters().stream().mapToDouble(counter -> counter.count()).sum();
     }
 
     /** Calls {@code find(absentKey)} {@code count} times; each must go through (bypassed), none may throw. */
