@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -27,16 +28,16 @@ import dev.bloomguard.spring.warmup.FilterWarmer;
  * warmup ({@code GET /actuator/bloomguard}), one filter ({@code GET /actuator/bloomguard/{filter}})
  * and an on-demand rebuild from the warmup SQL ({@code POST /actuator/bloomguard/{filter}}).
  *
- * <p>The list shows the {@link FilterStatusCache}'s last read (its {@code statusReadAt} says
- * when), so a dashboard polling it never makes Redis count bits; asking for one filter reads it
- * afresh. What this instance knows by itself (its last load, whether it is warming the filter,
- * the circuit breaker) is always current.
+ * <p>Reads show the {@link FilterStatusCache}'s last read (its {@code statusReadAt} says when),
+ * so a dashboard polling them never makes Redis count bits. What this instance knows by itself
+ * (its last load, whether it is warming the filter, the circuit breaker) is always current.
  *
- * <p>The rebuild is a write operation. Nothing is reachable over HTTP until the application
- * exposes the endpoint ({@code management.endpoints.web.exposure.include}); exposing it exposes
- * the rebuild with the reads, unless {@code management.endpoint.bloomguard.access=read-only}.
+ * <p>Nothing is reachable over HTTP until the application exposes the endpoint
+ * ({@code management.endpoints.web.exposure.include}), and then only its reads: the rebuild, a
+ * write operation that makes the database read a whole table, needs
+ * {@code management.endpoint.bloomguard.access=unrestricted}.
  */
-@Endpoint(id = "bloomguard")
+@Endpoint(id = "bloomguard", defaultAccess = Access.READ_ONLY)
 public final class BloomGuardEndpoint {
 
     private final FilterStatusCache statuses;
@@ -58,20 +59,23 @@ public final class BloomGuardEndpoint {
     public FiltersDescriptor filters() {
         Map<String, FilterDescriptor> filters = new LinkedHashMap<>();
         for (RedisBloomFilter filter : registry.asMap().values()) {
-            FilterStatusCache.Snapshot snapshot = statuses.snapshot(filter.name())
-                    .orElseGet(() -> statuses.refresh(filter.name()));
-            filters.put(filter.name(), describe(filter, snapshot));
+            filters.put(filter.name(), describe(filter, cached(filter.name())));
         }
         return new FiltersDescriptor(filters);
     }
 
-    /** One filter, read from Redis now; {@code null} (HTTP 404) when there is no such filter. */
+    /** One filter, from its cached status; {@code null} (HTTP 404) when there is no such filter. */
     @ReadOperation
     public FilterDescriptor filter(@Selector String filter) {
         if (!registry.contains(filter)) {
             return null;
         }
-        return describe(registry.filter(filter), statuses.refresh(filter));
+        return describe(registry.filter(filter), cached(filter));
+    }
+
+    /** The cached status; read once if there is none yet (the cache reads every filter when it starts). */
+    private FilterStatusCache.Snapshot cached(String filter) {
+        return statuses.snapshot(filter).orElseGet(() -> statuses.refresh(filter));
     }
 
     /**

@@ -40,6 +40,8 @@ class BloomGuardEndpointAutoConfigurationTests {
             BloomGuardEndpoint endpoint = context.getBean(BloomGuardEndpoint.class);
             context.getBean(BloomFilterRegistry.class).filter("user")
                     .load(LongStream.rangeClosed(1, 500).boxed());
+            // The cache reads a filter within a second of its load; the endpoint shows that read.
+            context.getBean(FilterStatusCache.class).refresh("user");
             BloomGuardEndpoint.FilterDescriptor user = endpoint.filter("user");
             assertThat(user.state()).isEqualTo(FilterState.READY);
             assertThat(user.liveKeys()).isEqualTo(500);
