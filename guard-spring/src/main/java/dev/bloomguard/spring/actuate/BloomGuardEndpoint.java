@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -13,6 +14,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterState;
@@ -35,23 +37,31 @@ import dev.bloomguard.spring.warmup.FilterWarmer;
  * <p>Nothing is reachable over HTTP until the application exposes the endpoint
  * ({@code management.endpoints.web.exposure.include}), and then only its reads: the rebuild, a
  * write operation that makes the database read a whole table, needs
- * {@code management.endpoint.bloomguard.access=unrestricted}.
+ * {@code management.endpoint.bloomguard.access=unrestricted}. Once granted, a filter rebuilt
+ * through the endpoint is not rebuilt again through it for {@code bloom-guard.endpoint.rebuild-cooldown}
+ * (HTTP 429 meanwhile).
  */
 @Endpoint(id = "bloomguard", defaultAccess = Access.READ_ONLY)
 public final class BloomGuardEndpoint {
 
+    private static final int TOO_MANY_REQUESTS = 429;
+
     private final FilterStatusCache statuses;
     private final BloomFilterRegistry registry;
     private final FilterWarmer warmer;
+    private final RebuildCooldown cooldown;
 
     /**
      * @param warmer what rebuilds filters, or null when the application has none (rebuilds are
      *     then refused)
+     * @param rebuildCooldown how long after a rebuild of a filter through this endpoint the next
+     *     one is refused; zero refuses none
      */
-    public BloomGuardEndpoint(FilterStatusCache statuses, FilterWarmer warmer) {
+    public BloomGuardEndpoint(FilterStatusCache statuses, FilterWarmer warmer, Duration rebuildCooldown) {
         this.statuses = statuses;
         this.registry = statuses.registry();
         this.warmer = warmer;
+        this.cooldown = new RebuildCooldown(rebuildCooldown, System::nanoTime);
     }
 
     /** Every filter, in configuration order, from the cached statuses. */
@@ -86,14 +96,23 @@ public final class BloomGuardEndpoint {
      * {@code lastFailure}); {@code FilterWarmer.rebuild(filter, true)} forces one. A parameter here
      * would make the POST need a JSON body.
      *
+     * <p>Within the cooldown of the last rebuild this endpoint started for {@code filter}, the
+     * answer is HTTP 429 with {@code retryAfter}, and nothing starts. A request that finds a load
+     * of the filter already running starts nothing, and so no cooldown either.
+     *
      * @throws InvalidEndpointRequestException (HTTP 400) when there is no such filter or it has no
      *     warmup SQL to rebuild from
      */
     @WriteOperation
-    public RebuildDescriptor rebuild(@Selector String filter) {
+    public WebEndpointResponse<RebuildDescriptor> rebuild(@Selector String filter) {
         if (warmer == null) {
             throw new InvalidEndpointRequestException("No FilterWarmer in this application",
                     "This application has no FilterWarmer to rebuild filters with");
+        }
+        Optional<Duration> wait = cooldown.start(filter);
+        if (wait.isPresent()) {
+            return new WebEndpointResponse<>(new RebuildDescriptor(filter, "cooling-down", null, wholeSeconds(wait.get())),
+                    TOO_MANY_REQUESTS);
         }
         boolean alreadyRunning = warmer.isWarming(filter);
         CompletableFuture<LoadReport> load;
@@ -101,13 +120,24 @@ public final class BloomGuardEndpoint {
             load = warmer.rebuild(filter);
         }
         catch (IllegalArgumentException ex) {
+            cooldown.cancel(filter);
             throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+        }
+        if (alreadyRunning || load.isCompletedExceptionally()) {
+            cooldown.cancel(filter);
         }
         if (load.isCompletedExceptionally()) {
             String reason = load.handle((report, failure) -> String.valueOf(failure)).join();
-            return new RebuildDescriptor(filter, "failed", reason);
+            return new WebEndpointResponse<>(new RebuildDescriptor(filter, "failed", reason, null));
         }
-        return new RebuildDescriptor(filter, alreadyRunning ? "already-running" : "started", null);
+        return new WebEndpointResponse<>(
+                new RebuildDescriptor(filter, alreadyRunning ? "already-running" : "started", null, null));
+    }
+
+    /** Rounded up, so that a client that waits this long is not refused again. */
+    private static Duration wholeSeconds(Duration duration) {
+        Duration seconds = Duration.ofSeconds(duration.getSeconds());
+        return seconds.equals(duration) ? seconds : seconds.plusSeconds(1);
     }
 
     private FilterDescriptor describe(RedisBloomFilter filter, FilterStatusCache.Snapshot snapshot) {
@@ -189,9 +219,12 @@ public final class BloomGuardEndpoint {
      * What a rebuild request did.
      *
      * @param rebuild {@code started}, {@code already-running} (a load of this filter was running
-     *     here; it is not started twice) or {@code failed}
+     *     here; it is not started twice), {@code failed} or {@code cooling-down} (HTTP 429: this
+     *     endpoint started a rebuild of the filter within {@code bloom-guard.endpoint.rebuild-cooldown})
      * @param reason why it failed
+     * @param retryAfter how long until a rebuild of the filter may be asked for again, when cooling down
      */
-    public record RebuildDescriptor(String filter, String rebuild, String reason) implements OperationResponseBody {
+    public record RebuildDescriptor(String filter, String rebuild, String reason, Duration retryAfter)
+            implements OperationResponseBody {
     }
 }

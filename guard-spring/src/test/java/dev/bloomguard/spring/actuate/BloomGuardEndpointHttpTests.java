@@ -50,7 +50,10 @@ import io.micrometer.core.instrument.MeterRegistry;
                 "bloom-guard.filters.rebuilt.warmup.sql=SELECT id FROM actuate_items",
                 "bloom-guard.filters.rebuilt.warmup.blocking=true",
                 "bloom-guard.filters.idle.expected-insertions=1000",
-                "bloom-guard.filters.grown.expected-insertions=100000" })
+                "bloom-guard.filters.grown.expected-insertions=100000",
+                "bloom-guard.filters.cooled.expected-insertions=10000",
+                "bloom-guard.filters.cooled.warmup.sql=SELECT id FROM actuate_items",
+                "bloom-guard.filters.cooled.warmup.on-startup=false" })
 @DirtiesContext
 class BloomGuardEndpointHttpTests {
 
@@ -112,7 +115,7 @@ class BloomGuardEndpointHttpTests {
         assertThat(loaded.path("circuit").asText()).isEqualTo("CLOSED");
 
         JsonNode filters = get("/actuator/bloomguard").path("filters");
-        assertThat(filters.fieldNames()).toIterable().containsExactly("loaded", "rebuilt", "idle", "grown");
+        assertThat(filters.fieldNames()).toIterable().containsExactly("loaded", "rebuilt", "idle", "grown", "cooled");
         assertThat(filters.path("rebuilt").path("state").asText()).isEqualTo("READY");
         assertThat(filters.path("idle").path("state").asText()).isEqualTo("DEGRADED");
         assertThat(filters.path("idle").has("lastLoad")).isFalse();
@@ -178,6 +181,23 @@ class BloomGuardEndpointHttpTests {
                 .isEqualTo(400);
         assertThat(new TestHttp(port).post("/actuator/bloomguard/nope").getStatusCode().value())
                 .isEqualTo(400);
+    }
+
+    @Test
+    void aSecondRebuildOfAFilterWithinTheCooldownIsTooManyRequests() {
+        ResponseEntity<String> first = new TestHttp(port).post("/actuator/bloomguard/cooled");
+        ResponseEntity<String> second = new TestHttp(port).post("/actuator/bloomguard/cooled");
+
+        assertThat(first.getStatusCode().value()).isEqualTo(200);
+        assertThat(TestHttp.json(first.getBody()).path("rebuild").asText()).isEqualTo("started");
+        assertThat(second.getStatusCode().value()).isEqualTo(429);
+        JsonNode refused = TestHttp.json(second.getBody());
+        assertThat(refused.path("filter").asText()).isEqualTo("cooled");
+        assertThat(refused.path("rebuild").asText()).isEqualTo("cooling-down");
+        assertThat(Duration.parse(refused.path("retryAfter").asText())).isPositive()
+                .isLessThanOrEqualTo(Duration.ofMinutes(1));
+        JsonNode cooled = poll(() -> get("/actuator/bloomguard/cooled"), node -> node.has("lastLoad"));
+        assertThat(cooled.path("lastLoad").path("keys").asLong()).as("the first rebuild ran").isPositive();
     }
 
     @Test

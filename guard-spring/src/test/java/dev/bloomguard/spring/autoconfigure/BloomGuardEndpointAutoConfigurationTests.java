@@ -3,6 +3,7 @@ package dev.bloomguard.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
@@ -111,7 +112,7 @@ class BloomGuardEndpointAutoConfigurationTests {
 
         @Bean
         BloomGuardEndpoint ownEndpoint(FilterStatusCache statuses) {
-            return new BloomGuardEndpoint(statuses, null);
+            return new BloomGuardEndpoint(statuses, null, Duration.ofMinutes(1));
         }
     }
 }
