@@ -39,10 +39,18 @@ import dev.bloomguard.spring.warmup.FilterWarmer;
  * write operation that makes the database read a whole table, needs
  * {@code management.endpoint.bloomguard.access=unrestricted}. Once granted, a filter rebuilt
  * through the endpoint is not rebuilt again through it for {@code bloom-guard.endpoint.rebuild-cooldown}
- * (HTTP 429 meanwhile).
+ * (HTTP 429 meanwhile). Failure reasons are shown in general terms: a database's error can quote
+ * the rows it failed on, so its words stay in the application log.
  */
 @Endpoint(id = "bloomguard", defaultAccess = Access.READ_ONLY)
 public final class BloomGuardEndpoint {
+
+    /** The reason shown for a load that failed; the log has the cause. */
+    public static final String LOAD_FAILED = "The load failed; the application log has the cause";
+
+    /** The reason shown for a load refused as too small; the log has the counts. */
+    public static final String LOAD_REFUSED = "The load read far fewer keys than the live filter holds and was"
+            + " refused (rebuild.max-shrink); the application log has the counts";
 
     private static final int TOO_MANY_REQUESTS = 429;
 
@@ -127,8 +135,7 @@ public final class BloomGuardEndpoint {
             cooldown.cancel(filter);
         }
         if (load.isCompletedExceptionally()) {
-            String reason = load.handle((report, failure) -> String.valueOf(failure)).join();
-            return new WebEndpointResponse<>(new RebuildDescriptor(filter, "failed", reason, null));
+            return new WebEndpointResponse<>(new RebuildDescriptor(filter, "failed", LOAD_FAILED, null));
         }
         return new WebEndpointResponse<>(
                 new RebuildDescriptor(filter, alreadyRunning ? "already-running" : "started", null, null));
@@ -150,8 +157,8 @@ public final class BloomGuardEndpoint {
                 status.loadedBy().orElse(null), status.lockHolder().orElse(null), snapshot.readAt(),
                 filter.instanceId(), filter.lastLoad().map(LoadDescriptor::of).orElse(null),
                 warmer != null && warmer.isWarming(filter.name()),
-                warmer == null ? null : warmer.lastFailure(filter.name()).orElse(null), statuses.circuitState().orElse(null),
-                filter.mirrorStats().orElse(null));
+                warmer == null ? null : warmer.lastFailure(filter.name()).map(FailureDescriptor::of).orElse(null),
+                statuses.circuitState().orElse(null), filter.mirrorStats().orElse(null));
     }
 
     /** Every filter by name. */
@@ -182,7 +189,7 @@ public final class BloomGuardEndpoint {
     public record FilterDescriptor(String name, FilterState state, GeometryDescriptor geometry, String key,
             Long bitCount, Double fillRatio, Double estimatedFpp, Long approximateCount, Instant liveSince,
             Long liveKeys, String loadedBy, String lockHolder, Instant statusReadAt, String instance,
-            LoadDescriptor lastLoad, boolean warming, FilterWarmer.Failure lastFailure, CircuitBreaker.State circuit,
+            LoadDescriptor lastLoad, boolean warming, FailureDescriptor lastFailure, CircuitBreaker.State circuit,
             dev.bloomguard.core.mirror.MirrorStats mirror) implements OperationResponseBody {
     }
 
@@ -216,12 +223,26 @@ public final class BloomGuardEndpoint {
     }
 
     /**
+     * Why this instance's last load of a filter failed, in terms safe to show to anyone who may
+     * read the endpoint: never the exception's text, which for a warmup query can quote rows.
+     *
+     * @param reason {@link #LOAD_REFUSED} or {@link #LOAD_FAILED}
+     * @param at when
+     */
+    public record FailureDescriptor(String reason, Instant at) {
+
+        static FailureDescriptor of(FilterWarmer.Failure failure) {
+            return new FailureDescriptor(failure.refused() ? LOAD_REFUSED : LOAD_FAILED, failure.at());
+        }
+    }
+
+    /**
      * What a rebuild request did.
      *
      * @param rebuild {@code started}, {@code already-running} (a load of this filter was running
      *     here; it is not started twice), {@code failed} or {@code cooling-down} (HTTP 429: this
      *     endpoint started a rebuild of the filter within {@code bloom-guard.endpoint.rebuild-cooldown})
-     * @param reason why it failed
+     * @param reason why it failed, in general terms
      * @param retryAfter how long until a rebuild of the filter may be asked for again, when cooling down
      */
     public record RebuildDescriptor(String filter, String rebuild, String reason, Duration retryAfter)

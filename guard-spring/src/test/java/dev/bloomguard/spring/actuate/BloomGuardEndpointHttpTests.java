@@ -11,10 +11,13 @@ import java.util.function.Supplier;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.ResponseEntity;
 import org.springframework.test.annotation.DirtiesContext;
@@ -53,13 +56,20 @@ import io.micrometer.core.instrument.MeterRegistry;
                 "bloom-guard.filters.grown.expected-insertions=100000",
                 "bloom-guard.filters.cooled.expected-insertions=10000",
                 "bloom-guard.filters.cooled.warmup.sql=SELECT id FROM actuate_items",
-                "bloom-guard.filters.cooled.warmup.on-startup=false" })
+                "bloom-guard.filters.cooled.warmup.on-startup=false",
+                "bloom-guard.filters.broken.expected-insertions=1000",
+                "bloom-guard.filters.broken.warmup.sql=SELECT CAST(v AS bigint) AS id FROM (VALUES ('1'), ('"
+                        + BloomGuardEndpointHttpTests.ROW_TEXT + "')) AS t(v)",
+                "bloom-guard.filters.broken.warmup.on-startup=false" })
 @DirtiesContext
+@ExtendWith(OutputCaptureExtension.class)
 class BloomGuardEndpointHttpTests {
 
     private static final int LOADED_KEYS = 20_000;
     private static final int ITEMS = 5_000;
     private static final Duration DEADLINE = Duration.ofSeconds(20);
+    /** A value the broken warmup query cannot read, which PostgreSQL quotes in its error. */
+    static final String ROW_TEXT = "row-text-of-a-customer";
 
     @DynamicPropertySource
     static void servers(DynamicPropertyRegistry registry) {
@@ -115,7 +125,8 @@ class BloomGuardEndpointHttpTests {
         assertThat(loaded.path("circuit").asText()).isEqualTo("CLOSED");
 
         JsonNode filters = get("/actuator/bloomguard").path("filters");
-        assertThat(filters.fieldNames()).toIterable().containsExactly("loaded", "rebuilt", "idle", "grown", "cooled");
+        assertThat(filters.fieldNames()).toIterable().containsExactly("loaded", "rebuilt", "idle", "grown", "cooled",
+                "broken");
         assertThat(filters.path("rebuilt").path("state").asText()).isEqualTo("READY");
         assertThat(filters.path("idle").path("state").asText()).isEqualTo("DEGRADED");
         assertThat(filters.path("idle").has("lastLoad")).isFalse();
@@ -198,6 +209,19 @@ class BloomGuardEndpointHttpTests {
                 .isLessThanOrEqualTo(Duration.ofMinutes(1));
         JsonNode cooled = poll(() -> get("/actuator/bloomguard/cooled"), node -> node.has("lastLoad"));
         assertThat(cooled.path("lastLoad").path("keys").asLong()).as("the first rebuild ran").isPositive();
+    }
+
+    @Test
+    void aFailedLoadShowsOverHttpWithoutTheDatabasesErrorText(CapturedOutput output) {
+        assertThat(new TestHttp(port).post("/actuator/bloomguard/broken").getStatusCode().value()).isEqualTo(200);
+
+        JsonNode broken = poll(() -> get("/actuator/bloomguard/broken"), node -> node.has("lastFailure"));
+
+        assertThat(broken.path("lastFailure").path("reason").asText()).isEqualTo(BloomGuardEndpoint.LOAD_FAILED);
+        assertThat(broken.path("lastFailure").has("at")).isTrue();
+        assertThat(new TestHttp(port).get("/actuator/bloomguard").getBody()).contains("\"broken\"")
+                .doesNotContain(ROW_TEXT);
+        assertThat(output).as("the log keeps the database's words").contains(ROW_TEXT);
     }
 
     @Test
