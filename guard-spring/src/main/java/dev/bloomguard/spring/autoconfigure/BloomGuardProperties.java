@@ -81,6 +81,9 @@ public class BloomGuardProperties {
     /** The bloomguard actuator endpoint. */
     private Endpoint endpoint = new Endpoint();
 
+    /** How rejected calls reach HTTP clients under Spring MVC and WebFlux. */
+    private Web web = new Web();
+
     /** The filters, by the name used in @BloomGuard(filter = ...). */
     private Map<String, Filter> filters = new LinkedHashMap<>();
 
@@ -219,6 +222,14 @@ public class BloomGuardProperties {
         this.endpoint = endpoint;
     }
 
+    public Web getWeb() {
+        return web;
+    }
+
+    public void setWeb(Web web) {
+        this.web = web;
+    }
+
     public Map<String, Filter> getFilters() {
         return filters;
     }
@@ -242,6 +253,25 @@ public class BloomGuardProperties {
 
         public void setRebuildCooldown(Duration rebuildCooldown) {
             this.rebuildCooldown = rebuildCooldown;
+        }
+    }
+
+    /** How rejected calls reach HTTP clients. */
+    public static class Web {
+
+        /**
+         * Whether a BloomGuardRejectedException becomes HTTP 404 (a ProblemDetail when
+         * spring.mvc/webflux.problemdetails.enabled, otherwise Spring Boot's standard error body);
+         * false: the application handles it.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 
