@@ -4,14 +4,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterState;
@@ -27,30 +30,46 @@ import dev.bloomguard.spring.warmup.FilterWarmer;
  * warmup ({@code GET /actuator/bloomguard}), one filter ({@code GET /actuator/bloomguard/{filter}})
  * and an on-demand rebuild from the warmup SQL ({@code POST /actuator/bloomguard/{filter}}).
  *
- * <p>The list shows the {@link FilterStatusCache}'s last read (its {@code statusReadAt} says
- * when), so a dashboard polling it never makes Redis count bits; asking for one filter reads it
- * afresh. What this instance knows by itself (its last load, whether it is warming the filter,
- * the circuit breaker) is always current.
+ * <p>Reads show the {@link FilterStatusCache}'s last read (its {@code statusReadAt} says when),
+ * so a dashboard polling them never makes Redis count bits. What this instance knows by itself
+ * (its last load, whether it is warming the filter, the circuit breaker) is always current.
  *
- * <p>The rebuild is a write operation. Nothing is reachable over HTTP until the application
- * exposes the endpoint ({@code management.endpoints.web.exposure.include}); exposing it exposes
- * the rebuild with the reads, unless {@code management.endpoint.bloomguard.access=read-only}.
+ * <p>Nothing is reachable over HTTP until the application exposes the endpoint
+ * ({@code management.endpoints.web.exposure.include}), and then only its reads: the rebuild, a
+ * write operation that makes the database read a whole table, needs
+ * {@code management.endpoint.bloomguard.access=unrestricted}. Once granted, a filter rebuilt
+ * through the endpoint is not rebuilt again through it for {@code bloom-guard.endpoint.rebuild-cooldown}
+ * (HTTP 429 meanwhile). Failure reasons are shown in general terms: a database's error can quote
+ * the rows it failed on, so its words stay in the application log.
  */
-@Endpoint(id = "bloomguard")
+@Endpoint(id = "bloomguard", defaultAccess = Access.READ_ONLY)
 public final class BloomGuardEndpoint {
+
+    /** The reason shown for a load that failed; the log has the cause. */
+    public static final String LOAD_FAILED = "The load failed; the application log has the cause";
+
+    /** The reason shown for a load refused as too small; the log has the counts. */
+    public static final String LOAD_REFUSED = "The load read far fewer keys than the live filter holds and was"
+            + " refused (rebuild.max-shrink); the application log has the counts";
+
+    private static final int TOO_MANY_REQUESTS = 429;
 
     private final FilterStatusCache statuses;
     private final BloomFilterRegistry registry;
     private final FilterWarmer warmer;
+    private final RebuildCooldown cooldown;
 
     /**
      * @param warmer what rebuilds filters, or null when the application has none (rebuilds are
      *     then refused)
+     * @param rebuildCooldown how long after a rebuild of a filter through this endpoint the next
+     *     one is refused; zero refuses none
      */
-    public BloomGuardEndpoint(FilterStatusCache statuses, FilterWarmer warmer) {
+    public BloomGuardEndpoint(FilterStatusCache statuses, FilterWarmer warmer, Duration rebuildCooldown) {
         this.statuses = statuses;
         this.registry = statuses.registry();
         this.warmer = warmer;
+        this.cooldown = new RebuildCooldown(rebuildCooldown, System::nanoTime);
     }
 
     /** Every filter, in configuration order, from the cached statuses. */
@@ -58,20 +77,23 @@ public final class BloomGuardEndpoint {
     public FiltersDescriptor filters() {
         Map<String, FilterDescriptor> filters = new LinkedHashMap<>();
         for (RedisBloomFilter filter : registry.asMap().values()) {
-            FilterStatusCache.Snapshot snapshot = statuses.snapshot(filter.name())
-                    .orElseGet(() -> statuses.refresh(filter.name()));
-            filters.put(filter.name(), describe(filter, snapshot));
+            filters.put(filter.name(), describe(filter, cached(filter.name())));
         }
         return new FiltersDescriptor(filters);
     }
 
-    /** One filter, read from Redis now; {@code null} (HTTP 404) when there is no such filter. */
+    /** One filter, from its cached status; {@code null} (HTTP 404) when there is no such filter. */
     @ReadOperation
     public FilterDescriptor filter(@Selector String filter) {
         if (!registry.contains(filter)) {
             return null;
         }
-        return describe(registry.filter(filter), statuses.refresh(filter));
+        return describe(registry.filter(filter), cached(filter));
+    }
+
+    /** The cached status; read once if there is none yet (the cache reads every filter when it starts). */
+    private FilterStatusCache.Snapshot cached(String filter) {
+        return statuses.snapshot(filter).orElseGet(() -> statuses.refresh(filter));
     }
 
     /**
@@ -82,14 +104,23 @@ public final class BloomGuardEndpoint {
      * {@code lastFailure}); {@code FilterWarmer.rebuild(filter, true)} forces one. A parameter here
      * would make the POST need a JSON body.
      *
+     * <p>Within the cooldown of the last rebuild this endpoint started for {@code filter}, the
+     * answer is HTTP 429 with {@code retryAfter}, and nothing starts. A request that finds a load
+     * of the filter already running starts nothing, and so no cooldown either.
+     *
      * @throws InvalidEndpointRequestException (HTTP 400) when there is no such filter or it has no
      *     warmup SQL to rebuild from
      */
     @WriteOperation
-    public RebuildDescriptor rebuild(@Selector String filter) {
+    public WebEndpointResponse<RebuildDescriptor> rebuild(@Selector String filter) {
         if (warmer == null) {
             throw new InvalidEndpointRequestException("No FilterWarmer in this application",
                     "This application has no FilterWarmer to rebuild filters with");
+        }
+        Optional<Duration> wait = cooldown.start(filter);
+        if (wait.isPresent()) {
+            return new WebEndpointResponse<>(new RebuildDescriptor(filter, "cooling-down", null, wholeSeconds(wait.get())),
+                    TOO_MANY_REQUESTS);
         }
         boolean alreadyRunning = warmer.isWarming(filter);
         CompletableFuture<LoadReport> load;
@@ -97,13 +128,23 @@ public final class BloomGuardEndpoint {
             load = warmer.rebuild(filter);
         }
         catch (IllegalArgumentException ex) {
+            cooldown.cancel(filter);
             throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
         }
-        if (load.isCompletedExceptionally()) {
-            String reason = load.handle((report, failure) -> String.valueOf(failure)).join();
-            return new RebuildDescriptor(filter, "failed", reason);
+        if (alreadyRunning || load.isCompletedExceptionally()) {
+            cooldown.cancel(filter);
         }
-        return new RebuildDescriptor(filter, alreadyRunning ? "already-running" : "started", null);
+        if (load.isCompletedExceptionally()) {
+            return new WebEndpointResponse<>(new RebuildDescriptor(filter, "failed", LOAD_FAILED, null));
+        }
+        return new WebEndpointResponse<>(
+                new RebuildDescriptor(filter, alreadyRunning ? "already-running" : "started", null, null));
+    }
+
+    /** Rounded up, so that a client that waits this long is not refused again. */
+    private static Duration wholeSeconds(Duration duration) {
+        Duration seconds = Duration.ofSeconds(duration.getSeconds());
+        return seconds.equals(duration) ? seconds : seconds.plusSeconds(1);
     }
 
     private FilterDescriptor describe(RedisBloomFilter filter, FilterStatusCache.Snapshot snapshot) {
@@ -116,8 +157,8 @@ public final class BloomGuardEndpoint {
                 status.loadedBy().orElse(null), status.lockHolder().orElse(null), snapshot.readAt(),
                 filter.instanceId(), filter.lastLoad().map(LoadDescriptor::of).orElse(null),
                 warmer != null && warmer.isWarming(filter.name()),
-                warmer == null ? null : warmer.lastFailure(filter.name()).orElse(null), statuses.circuitState().orElse(null),
-                filter.mirrorStats().orElse(null));
+                warmer == null ? null : warmer.lastFailure(filter.name()).map(FailureDescriptor::of).orElse(null),
+                statuses.circuitState().orElse(null), filter.mirrorStats().orElse(null));
     }
 
     /** Every filter by name. */
@@ -148,7 +189,7 @@ public final class BloomGuardEndpoint {
     public record FilterDescriptor(String name, FilterState state, GeometryDescriptor geometry, String key,
             Long bitCount, Double fillRatio, Double estimatedFpp, Long approximateCount, Instant liveSince,
             Long liveKeys, String loadedBy, String lockHolder, Instant statusReadAt, String instance,
-            LoadDescriptor lastLoad, boolean warming, FilterWarmer.Failure lastFailure, CircuitBreaker.State circuit,
+            LoadDescriptor lastLoad, boolean warming, FailureDescriptor lastFailure, CircuitBreaker.State circuit,
             dev.bloomguard.core.mirror.MirrorStats mirror) implements OperationResponseBody {
     }
 
@@ -182,12 +223,29 @@ public final class BloomGuardEndpoint {
     }
 
     /**
+     * Why this instance's last load of a filter failed, in terms safe to show to anyone who may
+     * read the endpoint: never the exception's text, which for a warmup query can quote rows.
+     *
+     * @param reason {@link #LOAD_REFUSED} or {@link #LOAD_FAILED}
+     * @param at when
+     */
+    public record FailureDescriptor(String reason, Instant at) {
+
+        static FailureDescriptor of(FilterWarmer.Failure failure) {
+            return new FailureDescriptor(failure.refused() ? LOAD_REFUSED : LOAD_FAILED, failure.at());
+        }
+    }
+
+    /**
      * What a rebuild request did.
      *
      * @param rebuild {@code started}, {@code already-running} (a load of this filter was running
-     *     here; it is not started twice) or {@code failed}
-     * @param reason why it failed
+     *     here; it is not started twice), {@code failed} or {@code cooling-down} (HTTP 429: this
+     *     endpoint started a rebuild of the filter within {@code bloom-guard.endpoint.rebuild-cooldown})
+     * @param reason why it failed, in general terms
+     * @param retryAfter how long until a rebuild of the filter may be asked for again, when cooling down
      */
-    public record RebuildDescriptor(String filter, String rebuild, String reason) implements OperationResponseBody {
+    public record RebuildDescriptor(String filter, String rebuild, String reason, Duration retryAfter)
+            implements OperationResponseBody {
     }
 }

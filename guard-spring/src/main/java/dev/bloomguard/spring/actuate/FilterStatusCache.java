@@ -97,8 +97,8 @@ public final class FilterStatusCache implements SmartLifecycle {
     }
 
     /**
-     * Reads {@code filter}'s status from Redis now (a {@code BITCOUNT}) and caches it: for an
-     * operator's request, never for a scrape.
+     * Reads {@code filter}'s status from Redis now (a {@code BITCOUNT}) and caches it: on this
+     * cache's schedule, or for a filter it has not read yet; never for each request or scrape.
      *
      * @throws IllegalArgumentException when there is no such filter
      */

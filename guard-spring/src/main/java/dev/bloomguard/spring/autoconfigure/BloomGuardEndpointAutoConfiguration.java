@@ -17,7 +17,7 @@ import dev.bloomguard.spring.warmup.FilterWarmer;
 /**
  * The {@code bloomguard} actuator endpoint, when Spring Boot Actuator is present and the endpoint
  * is available (enabled and exposed; exposure is the application's choice, by default only
- * {@code health} is exposed over HTTP).
+ * {@code health} is exposed over HTTP). Its access is read-only unless the application grants more.
  */
 @AutoConfiguration(after = BloomGuardAutoConfiguration.class,
         afterName = "org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration")
@@ -29,7 +29,8 @@ public class BloomGuardEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public BloomGuardEndpoint bloomGuardEndpoint(FilterStatusCache statuses, ObjectProvider<FilterWarmer> warmer) {
-        return new BloomGuardEndpoint(statuses, warmer.getIfUnique());
+    public BloomGuardEndpoint bloomGuardEndpoint(FilterStatusCache statuses, ObjectProvider<FilterWarmer> warmer,
+            BloomGuardProperties properties) {
+        return new BloomGuardEndpoint(statuses, warmer.getIfUnique(), properties.getEndpoint().getRebuildCooldown());
     }
 }

@@ -78,6 +78,12 @@ public class BloomGuardProperties {
      */
     private Duration statusRefreshInterval = Duration.ofSeconds(30);
 
+    /** The bloomguard actuator endpoint. */
+    private Endpoint endpoint = new Endpoint();
+
+    /** How rejected calls reach HTTP clients under Spring MVC and WebFlux. */
+    private Web web = new Web();
+
     /** The filters, by the name used in @BloomGuard(filter = ...). */
     private Map<String, Filter> filters = new LinkedHashMap<>();
 
@@ -208,12 +214,65 @@ public class BloomGuardProperties {
         this.statusRefreshInterval = statusRefreshInterval;
     }
 
+    public Endpoint getEndpoint() {
+        return endpoint;
+    }
+
+    public void setEndpoint(Endpoint endpoint) {
+        this.endpoint = endpoint;
+    }
+
+    public Web getWeb() {
+        return web;
+    }
+
+    public void setWeb(Web web) {
+        this.web = web;
+    }
+
     public Map<String, Filter> getFilters() {
         return filters;
     }
 
     public void setFilters(Map<String, Filter> filters) {
         this.filters = filters;
+    }
+
+    /** The bloomguard actuator endpoint. */
+    public static class Endpoint {
+
+        /**
+         * After the endpoint starts a rebuild of a filter (POST), how long it answers further
+         * rebuilds of that filter with HTTP 429; each instance counts the requests it serves. 0: no cooldown.
+         */
+        private Duration rebuildCooldown = Duration.ofMinutes(1);
+
+        public Duration getRebuildCooldown() {
+            return rebuildCooldown;
+        }
+
+        public void setRebuildCooldown(Duration rebuildCooldown) {
+            this.rebuildCooldown = rebuildCooldown;
+        }
+    }
+
+    /** How rejected calls reach HTTP clients. */
+    public static class Web {
+
+        /**
+         * Whether a BloomGuardRejectedException becomes HTTP 404 (a ProblemDetail when
+         * spring.mvc/webflux.problemdetails.enabled, otherwise Spring Boot's standard error body);
+         * false: the application handles it.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
     }
 
     /** What a guarded call does when Redis cannot answer. */

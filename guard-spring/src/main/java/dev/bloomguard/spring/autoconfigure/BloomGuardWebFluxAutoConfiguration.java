@@ -7,22 +7,34 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 
-import dev.bloomguard.spring.web.BloomGuardRejectedExceptionHandler;
+import dev.bloomguard.spring.web.BloomGuardRejectedWebExceptionHandler;
+import dev.bloomguard.spring.web.ReactiveBloomGuardRejectedExceptionHandler;
 
 /**
  * Renders {@code BloomGuardRejectedException}, thrown or signalled by a {@code Mono}/{@code Flux},
- * as HTTP 404 in Spring WebFlux applications: the same advice as under Spring MVC, which WebFlux
- * applies to annotated controllers and to functional endpoints ({@code RouterFunction}) alike.
+ * as HTTP 404 in Spring WebFlux applications: a ProblemDetail when
+ * {@code spring.webflux.problemdetails.enabled}, otherwise Spring Boot's standard error body; off
+ * with {@code bloom-guard.web.enabled=false}.
  */
 @AutoConfiguration(after = BloomGuardAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnClass(name = "org.springframework.web.reactive.DispatcherHandler")
-@ConditionalOnProperty(prefix = "bloom-guard", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnProperty(prefix = "bloom-guard", name = { "enabled", "web.enabled" }, havingValue = "true",
+        matchIfMissing = true)
 public class BloomGuardWebFluxAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public BloomGuardRejectedExceptionHandler bloomGuardRejectedExceptionHandler() {
-        return new BloomGuardRejectedExceptionHandler();
+    @ConditionalOnProperty(prefix = "spring.webflux.problemdetails", name = "enabled", havingValue = "true")
+    public ReactiveBloomGuardRejectedExceptionHandler bloomGuardRejectedExceptionHandler() {
+        return new ReactiveBloomGuardRejectedExceptionHandler();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(prefix = "spring.webflux.problemdetails", name = "enabled", havingValue = "false",
+            matchIfMissing = true)
+    public BloomGuardRejectedWebExceptionHandler bloomGuardRejectedWebExceptionHandler() {
+        return new BloomGuardRejectedWebExceptionHandler();
     }
 }

@@ -6,19 +6,26 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 import dev.bloomguard.spring.web.BloomGuardRejectedExceptionHandler;
 
-/** Renders {@code BloomGuardRejectedException} as HTTP 404 in Spring MVC applications. */
+/**
+ * Renders {@code BloomGuardRejectedException} as HTTP 404 in Spring MVC applications, as a
+ * ProblemDetail or as Spring Boot's standard error body, following
+ * {@code spring.mvc.problemdetails.enabled}; off with {@code bloom-guard.web.enabled=false}.
+ */
 @AutoConfiguration(after = BloomGuardAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(name = "org.springframework.web.servlet.DispatcherServlet")
-@ConditionalOnProperty(prefix = "bloom-guard", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnProperty(prefix = "bloom-guard", name = { "enabled", "web.enabled" }, havingValue = "true",
+        matchIfMissing = true)
 public class BloomGuardWebMvcAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public BloomGuardRejectedExceptionHandler bloomGuardRejectedExceptionHandler() {
-        return new BloomGuardRejectedExceptionHandler();
+    public BloomGuardRejectedExceptionHandler bloomGuardRejectedExceptionHandler(Environment environment) {
+        return new BloomGuardRejectedExceptionHandler(
+                environment.getProperty("spring.mvc.problemdetails.enabled", Boolean.class, false));
     }
 }

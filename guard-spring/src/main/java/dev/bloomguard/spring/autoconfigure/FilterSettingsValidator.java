@@ -28,6 +28,11 @@ final class FilterSettingsValidator {
         requirePositive("bloom-guard.lock-ttl", properties.getLockTtl());
         requirePositive("bloom-guard.status-refresh-interval", properties.getStatusRefreshInterval());
         requirePositive("bloom-guard.rewind-check-interval", properties.getRewindCheckInterval());
+        Duration cooldown = properties.getEndpoint().getRebuildCooldown();
+        if (cooldown == null || cooldown.isNegative()) {
+            throw new BloomGuardConfigurationException("bloom-guard.endpoint.rebuild-cooldown (" + cooldown
+                    + ") must not be negative");
+        }
         requirePositive("bloom-guard.journal.retention", properties.getJournal().getRetention());
         requirePositive("bloom-guard.rollout.heartbeat-interval", properties.getRollout().getHeartbeatInterval());
         if (properties.getRollout().getGracePeriod() == null || properties.getRollout().getGracePeriod()

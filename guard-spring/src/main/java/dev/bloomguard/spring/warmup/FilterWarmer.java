@@ -71,10 +71,12 @@ public final class FilterWarmer implements SmartLifecycle {
     /**
      * Why the last load of a filter in this instance failed, until one succeeds.
      *
-     * @param reason what went wrong; never a key value
+     * @param reason what went wrong; never a key value, but it may be a database's error, which
+     *     can quote a row: for the log and the application, not for HTTP clients
+     * @param refused whether the load ran but was refused as too small, rather than failed
      * @param at when
      */
-    public record Failure(String reason, Instant at) {
+    public record Failure(String reason, boolean refused, Instant at) {
     }
 
     private final Map<String, Task> tasks = new LinkedHashMap<>();
@@ -339,7 +341,7 @@ public final class FilterWarmer implements SmartLifecycle {
                 }
                 else {
                     retryNotBefore.put(name, System.nanoTime() + delay.toNanos());
-                    lastFailures.put(name, new Failure(ex.getMessage(), Instant.now()));
+                    lastFailures.put(name, new Failure(ex.getMessage(), false, Instant.now()));
                     log.error("Filter '{}': load failed ({}); checks stay bypassed, next try in {} s", name,
                             ex.getMessage(), delay.toSeconds());
                 }
@@ -365,7 +367,7 @@ public final class FilterWarmer implements SmartLifecycle {
     private void refused(Task task, LoadRefusedException refused, Duration delay) {
         String name = task.filter().name();
         retryNotBefore.put(name, System.nanoTime() + delay.toNanos());
-        lastFailures.put(name, new Failure(refused.getMessage(), Instant.now()));
+        lastFailures.put(name, new Failure(refused.getMessage(), true, Instant.now()));
         try {
             if (task.filter().isReady() && isFromOwnQuery(task)) {
                 task.filter().setBlockingSuspended(false);

@@ -11,10 +11,13 @@ import java.util.function.Supplier;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.ResponseEntity;
 import org.springframework.test.annotation.DirtiesContext;
@@ -43,19 +46,30 @@ import io.micrometer.core.instrument.MeterRegistry;
                 "bloom-guard.redis-timeout=5s",
                 "bloom-guard.status-refresh-interval=300ms",
                 "management.endpoints.web.exposure.include=bloomguard,health",
+                "management.endpoint.bloomguard.access=unrestricted",
                 "management.endpoint.health.show-details=always",
                 "bloom-guard.filters.loaded.expected-insertions=100000",
                 "bloom-guard.filters.rebuilt.expected-insertions=10000",
                 "bloom-guard.filters.rebuilt.warmup.sql=SELECT id FROM actuate_items",
                 "bloom-guard.filters.rebuilt.warmup.blocking=true",
                 "bloom-guard.filters.idle.expected-insertions=1000",
-                "bloom-guard.filters.grown.expected-insertions=100000" })
+                "bloom-guard.filters.grown.expected-insertions=100000",
+                "bloom-guard.filters.cooled.expected-insertions=10000",
+                "bloom-guard.filters.cooled.warmup.sql=SELECT id FROM actuate_items",
+                "bloom-guard.filters.cooled.warmup.on-startup=false",
+                "bloom-guard.filters.broken.expected-insertions=1000",
+                "bloom-guard.filters.broken.warmup.sql=SELECT CAST(v AS bigint) AS id FROM (VALUES ('1'), ('"
+                        + BloomGuardEndpointHttpTests.ROW_TEXT + "')) AS t(v)",
+                "bloom-guard.filters.broken.warmup.on-startup=false" })
 @DirtiesContext
+@ExtendWith(OutputCaptureExtension.class)
 class BloomGuardEndpointHttpTests {
 
     private static final int LOADED_KEYS = 20_000;
     private static final int ITEMS = 5_000;
     private static final Duration DEADLINE = Duration.ofSeconds(20);
+    /** A value the broken warmup query cannot read, which PostgreSQL quotes in its error. */
+    static final String ROW_TEXT = "row-text-of-a-customer";
 
     @DynamicPropertySource
     static void servers(DynamicPropertyRegistry registry) {
@@ -111,26 +125,37 @@ class BloomGuardEndpointHttpTests {
         assertThat(loaded.path("circuit").asText()).isEqualTo("CLOSED");
 
         JsonNode filters = get("/actuator/bloomguard").path("filters");
-        assertThat(filters.fieldNames()).toIterable().containsExactly("loaded", "rebuilt", "idle", "grown");
+        assertThat(filters.fieldNames()).toIterable().containsExactly("loaded", "rebuilt", "idle", "grown", "cooled",
+                "broken");
         assertThat(filters.path("rebuilt").path("state").asText()).isEqualTo("READY");
         assertThat(filters.path("idle").path("state").asText()).isEqualTo("DEGRADED");
         assertThat(filters.path("idle").has("lastLoad")).isFalse();
     }
 
     @Test
-    void showsOneFilterReadFromRedisOnRequest() {
+    void showsOneFilterFromTheCachedStatusWithoutCountingBitsPerRequest() {
         RedisBloomFilter filter = registry.filter("grown");
         filter.load(LongStream.rangeClosed(1, LOADED_KEYS).boxed());
-        // Adds change the bits but not the last load: only a fresh read can see them at once.
-        filter.addAll(LongStream.rangeClosed(LOADED_KEYS + 1, LOADED_KEYS + 10_000).boxed().toList());
+        poll(() -> statuses.snapshot("grown").orElseThrow(), cached -> cached.status().lastLoad().equals(filter.lastLoad()));
+        statuses.stop();
+        try {
+            // Adds change the bits but not the last load: only a read of Redis could see them.
+            filter.addAll(LongStream.rangeClosed(LOADED_KEYS + 1, LOADED_KEYS + 10_000).boxed().toList());
+            FilterStatusCache.Snapshot cached = statuses.snapshot("grown").orElseThrow();
 
-        JsonNode one = get("/actuator/bloomguard/grown");
+            JsonNode one = get("/actuator/bloomguard/grown");
 
-        assertThat(one.path("name").asText()).isEqualTo("grown");
-        assertThat(one.path("state").asText()).isEqualTo("READY");
-        assertThat(one.path("approximateCount").asLong())
-                .isCloseTo(LOADED_KEYS + 10_000, within((long) ((LOADED_KEYS + 10_000) * 0.03)));
-        assertThat(one.path("geometry").path("bits").asLong()).isEqualTo(filter.geometry().bits());
+            assertThat(statuses.snapshot("grown")).as("nothing read Redis for the request").containsSame(cached);
+            assertThat(readAt(one)).isEqualTo(cached.readAt());
+            assertThat(one.path("name").asText()).isEqualTo("grown");
+            assertThat(one.path("state").asText()).isEqualTo("READY");
+            assertThat(one.path("approximateCount").asLong()).isEqualTo(cached.status().approximateCount())
+                    .isCloseTo(LOADED_KEYS, within((long) (LOADED_KEYS * 0.03)));
+            assertThat(one.path("geometry").path("bits").asLong()).isEqualTo(filter.geometry().bits());
+        }
+        finally {
+            statuses.start();
+        }
     }
 
     @Test
@@ -167,6 +192,36 @@ class BloomGuardEndpointHttpTests {
                 .isEqualTo(400);
         assertThat(new TestHttp(port).post("/actuator/bloomguard/nope").getStatusCode().value())
                 .isEqualTo(400);
+    }
+
+    @Test
+    void aSecondRebuildOfAFilterWithinTheCooldownIsTooManyRequests() {
+        ResponseEntity<String> first = new TestHttp(port).post("/actuator/bloomguard/cooled");
+        ResponseEntity<String> second = new TestHttp(port).post("/actuator/bloomguard/cooled");
+
+        assertThat(first.getStatusCode().value()).isEqualTo(200);
+        assertThat(TestHttp.json(first.getBody()).path("rebuild").asText()).isEqualTo("started");
+        assertThat(second.getStatusCode().value()).isEqualTo(429);
+        JsonNode refused = TestHttp.json(second.getBody());
+        assertThat(refused.path("filter").asText()).isEqualTo("cooled");
+        assertThat(refused.path("rebuild").asText()).isEqualTo("cooling-down");
+        assertThat(Duration.parse(refused.path("retryAfter").asText())).isPositive()
+                .isLessThanOrEqualTo(Duration.ofMinutes(1));
+        JsonNode cooled = poll(() -> get("/actuator/bloomguard/cooled"), node -> node.has("lastLoad"));
+        assertThat(cooled.path("lastLoad").path("keys").asLong()).as("the first rebuild ran").isPositive();
+    }
+
+    @Test
+    void aFailedLoadShowsOverHttpWithoutTheDatabasesErrorText(CapturedOutput output) {
+        assertThat(new TestHttp(port).post("/actuator/bloomguard/broken").getStatusCode().value()).isEqualTo(200);
+
+        JsonNode broken = poll(() -> get("/actuator/bloomguard/broken"), node -> node.has("lastFailure"));
+
+        assertThat(broken.path("lastFailure").path("reason").asText()).isEqualTo(BloomGuardEndpoint.LOAD_FAILED);
+        assertThat(broken.path("lastFailure").has("at")).isTrue();
+        assertThat(new TestHttp(port).get("/actuator/bloomguard").getBody()).contains("\"broken\"")
+                .doesNotContain(ROW_TEXT);
+        assertThat(output).as("the log keeps the database's words").contains(ROW_TEXT);
     }
 
     @Test

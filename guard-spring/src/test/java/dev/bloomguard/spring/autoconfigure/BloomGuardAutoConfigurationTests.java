@@ -24,6 +24,8 @@ import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.metrics.MicrometerGuardMetrics;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.spring.web.BloomGuardRejectedExceptionHandler;
+import dev.bloomguard.spring.web.BloomGuardRejectedWebExceptionHandler;
+import dev.bloomguard.spring.web.ReactiveBloomGuardRejectedExceptionHandler;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
@@ -94,17 +96,43 @@ class BloomGuardAutoConfigurationTests {
 
     @Test
     void rendersRejectionsInReactiveWebApplicationsToo() {
-        new ReactiveWebApplicationContextRunner()
+        ReactiveWebApplicationContextRunner reactive = new ReactiveWebApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(BootNames.redisAutoConfiguration(), BloomGuardAutoConfiguration.class,
                         BloomGuardWebMvcAutoConfiguration.class, BloomGuardWebFluxAutoConfiguration.class))
-                .withPropertyValues(RealServers.redisProperties())
-                .run(context -> assertThat(context).hasSingleBean(BloomGuardRejectedExceptionHandler.class));
+                .withPropertyValues(RealServers.redisProperties());
+        reactive.run(context -> {
+            assertThat(context).hasSingleBean(BloomGuardRejectedWebExceptionHandler.class);
+            assertThat(context).doesNotHaveBean(ReactiveBloomGuardRejectedExceptionHandler.class);
+            assertThat(context).doesNotHaveBean(BloomGuardRejectedExceptionHandler.class);
+        });
+        reactive.withPropertyValues("spring.webflux.problemdetails.enabled=true").run(context -> {
+            assertThat(context).hasSingleBean(ReactiveBloomGuardRejectedExceptionHandler.class);
+            assertThat(context).doesNotHaveBean(BloomGuardRejectedWebExceptionHandler.class);
+        });
+    }
+
+    @Test
+    void rendersNoRejectionsWhenTheApplicationTurnsTheWebHandlerOff() {
+        WebApplicationContextRunner servlet = new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(BloomGuardWebMvcAutoConfiguration.class))
+                .withPropertyValues("bloom-guard.web.enabled=false");
+        ReactiveWebApplicationContextRunner reactive = new ReactiveWebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(BloomGuardWebFluxAutoConfiguration.class))
+                .withPropertyValues("bloom-guard.web.enabled=false");
+
+        servlet.run(context -> assertThat(context).doesNotHaveBean(BloomGuardRejectedExceptionHandler.class));
+        reactive.run(context -> assertThat(context).doesNotHaveBean(BloomGuardRejectedWebExceptionHandler.class));
+        reactive.withPropertyValues("spring.webflux.problemdetails.enabled=true")
+                .run(context -> assertThat(context).doesNotHaveBean(ReactiveBloomGuardRejectedExceptionHandler.class));
     }
 
     @Test
     void rendersNoRejectionsOutsideWebApplications() {
         runner.withConfiguration(AutoConfigurations.of(BloomGuardWebFluxAutoConfiguration.class))
-                .run(context -> assertThat(context).doesNotHaveBean(BloomGuardRejectedExceptionHandler.class));
+                .run(context -> {
+                    assertThat(context).doesNotHaveBean(BloomGuardRejectedExceptionHandler.class);
+                    assertThat(context).doesNotHaveBean(BloomGuardRejectedWebExceptionHandler.class);
+                });
     }
 
     @Configuration(proxyBeanMethods = false)

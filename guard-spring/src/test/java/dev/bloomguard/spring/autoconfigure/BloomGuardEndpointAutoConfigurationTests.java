@@ -3,6 +3,7 @@ package dev.bloomguard.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
@@ -40,6 +41,8 @@ class BloomGuardEndpointAutoConfigurationTests {
             BloomGuardEndpoint endpoint = context.getBean(BloomGuardEndpoint.class);
             context.getBean(BloomFilterRegistry.class).filter("user")
                     .load(LongStream.rangeClosed(1, 500).boxed());
+            // The cache reads a filter within a second of its load; the endpoint shows that read.
+            context.getBean(FilterStatusCache.class).refresh("user");
             BloomGuardEndpoint.FilterDescriptor user = endpoint.filter("user");
             assertThat(user.state()).isEqualTo(FilterState.READY);
             assertThat(user.liveKeys()).isEqualTo(500);
@@ -109,7 +112,7 @@ class BloomGuardEndpointAutoConfigurationTests {
 
         @Bean
         BloomGuardEndpoint ownEndpoint(FilterStatusCache statuses) {
-            return new BloomGuardEndpoint(statuses, null);
+            return new BloomGuardEndpoint(statuses, null, Duration.ofMinutes(1));
         }
     }
 }

@@ -259,6 +259,12 @@ class StartupFailureTests {
     }
 
     @Test
+    void failsOnANegativeRebuildCooldown() {
+        runner.withPropertyValues("bloom-guard.endpoint.rebuild-cooldown=-1s")
+                .run(failsWith("bloom-guard.endpoint.rebuild-cooldown (PT-1S) must not be negative"));
+    }
+
+    @Test
     void failsOnMaxShrinkOutsideZeroToOne() {
         runner.withPropertyValues("bloom-guard.filters.user.rebuild.max-shrink=1.5")
                 .run(failsWith("bloom-guard.filters.user.rebuild.max-shrink (1.5) must be in [0, 1]"));

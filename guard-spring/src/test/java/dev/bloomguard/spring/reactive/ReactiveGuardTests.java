@@ -36,6 +36,7 @@ import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.BloomPut;
 import dev.bloomguard.spring.BootNames;
 import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.spring.web.OwnRejectionHandler;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
 import reactor.core.publisher.Flux;
@@ -49,7 +50,8 @@ import reactor.core.scheduler.Schedulers;
  * which fails the request or the subscription, and so the test.
  */
 @SpringBootTest(classes = ReactiveGuardTests.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = { "spring.main.web-application-type=reactive", "bloom-guard.key-prefix=reactive",
+        properties = { "spring.main.web-application-type=reactive", "spring.webflux.problemdetails.enabled=true",
+                "bloom-guard.key-prefix=reactive",
                 "bloom-guard.redis-timeout=5s",
                 "bloom-guard.filters.thing.expected-insertions=1000",
                 "bloom-guard.filters.quiet.expected-insertions=1000",
@@ -238,7 +240,7 @@ class ReactiveGuardTests {
         return absentKeys(registry.filter(filter), 1).get(0);
     }
 
-    private static List<Long> absentKeys(RedisBloomFilter filter, int count) {
+    static List<Long> absentKeys(RedisBloomFilter filter, int count) {
         return LongStream.rangeClosed(1_000, 100_000).filter(id -> filter.check(id) == Membership.ABSENT)
                 .limit(count).boxed().toList();
     }
@@ -310,6 +312,16 @@ class ReactiveGuardTests {
     @SpringBootConfiguration
     @EnableAutoConfiguration(excludeName = { BootNames.DATA_SOURCE_3, BootNames.DATA_SOURCE_4 })
     static class App {
+
+        @Bean
+        OwnRejectionHandler.OwnThingController ownThingController(ThingRepository things) {
+            return new OwnRejectionHandler.OwnThingController(id -> things.find(Long.parseLong(id)));
+        }
+
+        @Bean
+        OwnRejectionHandler ownRejectionHandler() {
+            return new OwnRejectionHandler();
+        }
 
         @Bean
         ThingRepository thingRepository() {

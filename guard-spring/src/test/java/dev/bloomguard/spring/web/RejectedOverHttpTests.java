@@ -27,11 +27,17 @@ import dev.bloomguard.spring.BloomGuard;
 import dev.bloomguard.spring.BootNames;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.TestHttp;
+import reactor.core.publisher.Mono;
 
-/** A rejected call reaches an HTTP client as 404 with a problem+json body, over a real server and socket. */
+/**
+ * A rejected call reaches an HTTP client as 404 with a problem+json body, over a real server and
+ * socket, in an application that renders its errors as problem details.
+ * {@link RejectedWithErrorBodyOverHttpTests} is the same application with Spring Boot's standard
+ * error body.
+ */
 @SpringBootTest(classes = RejectedOverHttpTests.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = { "bloom-guard.key-prefix=http", "bloom-guard.redis-timeout=5s",
-                "bloom-guard.filters.thing.expected-insertions=1000" })
+        properties = { "spring.mvc.problemdetails.enabled=true", "bloom-guard.key-prefix=http",
+                "bloom-guard.redis-timeout=5s", "bloom-guard.filters.thing.expected-insertions=1000" })
 class RejectedOverHttpTests {
 
     @DynamicPropertySource
@@ -50,7 +56,18 @@ class RejectedOverHttpTests {
 
     @BeforeEach
     void loadThings() {
+        loadThings(registry);
+    }
+
+    /** Things 1 to 100 exist. */
+    static void loadThings(BloomFilterRegistry registry) {
         registry.filter("thing").load(LongStream.rangeClosed(1, 100).boxed());
+    }
+
+    /** A thing the filter says is definitely absent. */
+    static long absentThing(BloomFilterRegistry registry) {
+        return LongStream.rangeClosed(1_000, 2_000)
+                .filter(id -> registry.filter("thing").check(id) == Membership.ABSENT).findFirst().orElseThrow();
     }
 
     @Test
@@ -62,8 +79,7 @@ class RejectedOverHttpTests {
 
     @Test
     void absentKeyIsNotFoundWithProblemDetailAndNeverReachesTheRepository() {
-        long absent = LongStream.rangeClosed(1_000, 2_000)
-                .filter(id -> registry.filter("thing").check(id) == Membership.ABSENT).findFirst().orElseThrow();
+        long absent = absentThing(registry);
         int before = things.calls();
         ResponseEntity<String> response = new TestHttp(port).get("/things/" + absent);
         assertThat(response.getStatusCode().value()).isEqualTo(404);
@@ -106,6 +122,16 @@ class RejectedOverHttpTests {
     @SpringBootConfiguration
     @EnableAutoConfiguration(excludeName = { BootNames.DATA_SOURCE_3, BootNames.DATA_SOURCE_4 })
     static class App {
+
+        @Bean
+        OwnRejectionHandler.OwnThingController ownThingController(ThingRepository things) {
+            return new OwnRejectionHandler.OwnThingController(id -> Mono.justOrEmpty(things.find(id)));
+        }
+
+        @Bean
+        OwnRejectionHandler ownRejectionHandler() {
+            return new OwnRejectionHandler();
+        }
 
         @Bean
         ThingRepository thingRepository() {
