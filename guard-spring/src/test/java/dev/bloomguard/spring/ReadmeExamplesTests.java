@@ -46,7 +46,7 @@ class ReadmeExamplesTests {
     }
 
     /** The checkout's root: the nearest folder above the working directory with the README and the parent pom. */
-    private static Path projectRoot() {
+    static Path projectRoot() {
         for (Path folder = Path.of("").toAbsolutePath(); folder != null; folder = folder.getParent()) {
             if (Files.exists(folder.resolve("README.md")) && Files.exists(folder.resolve("guard-spring/pom.xml"))) {
                 return folder;
