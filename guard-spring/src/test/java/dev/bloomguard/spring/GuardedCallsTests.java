@@ -164,6 +164,7 @@ class GuardedCallsTests {
 
     @Test
     void keysAddedByBloomPutPassImmediately() {
+        double added = meters.get("bloomguard.adds").tag("filter", "user").counter().count();
         for (int i = 0; i < 200; i++) {
             long id = users.create();
             assertThat(id % 2).isEqualTo(1);
@@ -173,6 +174,24 @@ class GuardedCallsTests {
         for (long id : batch) {
             assertThat(users.findByBoxedId(id)).isEqualTo(id);
         }
+        assertThat(meters.get("bloomguard.adds").tag("filter", "user").counter().count() - added)
+                .as("keys added, a batch counting each of its keys").isEqualTo(250);
+        assertThat(meters.get("bloomguard.adds.failed").tag("filter", "user").counter().count()).isZero();
+    }
+
+    @Test
+    void startupLoadsAreTimedWithTheKeysTheyRead() {
+        io.micrometer.core.instrument.Timer swapped = meters.get("bloomguard.load.duration").tag("filter", "account")
+                .tag("outcome", "swapped").timer();
+        assertThat(swapped.count()).isEqualTo(1);
+        assertThat(swapped.totalTime(java.util.concurrent.TimeUnit.NANOSECONDS)).isPositive();
+        assertThat(meters.get("bloomguard.load.keys").tag("filter", "account").tag("outcome", "swapped").summary()
+                .totalAmount()).isEqualTo(1000);
+        for (String outcome : new String[] { "refused", "failed" }) {
+            assertThat(meters.get("bloomguard.load.duration").tag("filter", "account").tag("outcome", outcome)
+                    .timer().count()).as(outcome).isZero();
+        }
+        assertThat(meters.get("bloomguard.filter.over.capacity").tag("filter", "account").gauge().value()).isZero();
     }
 
     @Test

@@ -168,7 +168,7 @@ public class BloomGuardAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(BloomFilterRegistry.class)
     public FilterWarmer bloomGuardFilterWarmer(BloomGuardProperties properties, BloomFilterRegistry registry,
-            ObjectProvider<DataSource> primaryDataSource, BeanFactory beanFactory) {
+            ObjectProvider<DataSource> primaryDataSource, BeanFactory beanFactory, ObjectProvider<GuardMetrics> metrics) {
         List<FilterWarmer.Task> tasks = new ArrayList<>();
         properties.getFilters().forEach((name, settings) -> {
             BloomGuardProperties.Warmup warmup = settings.getWarmup();
@@ -189,7 +189,8 @@ public class BloomGuardAutoConfiguration {
             tasks.add(new FilterWarmer.Task(registry.filter(name), source, warmup.isOnStartup(), warmup.isBlocking(),
                     settings.getRebuild().getInterval(), catchUp));
         });
-        return new FilterWarmer(tasks, properties.getLockTtl(), WAIT_POLL, properties.getRewindCheckInterval());
+        return new FilterWarmer(tasks, properties.getLockTtl(), WAIT_POLL, properties.getRewindCheckInterval(),
+                () -> metrics.getIfAvailable(() -> GuardMetrics.NONE));
     }
 
     /**

@@ -258,6 +258,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             List<?> keys = key instanceof List<?> batch ? batch : List.of(key);
             return filter.addAllAsync(keys)
                     .handle((done, error) -> {
+                        metrics().recordAdd(put.filter(), keys.size(), error != null);
                         if (error != null) {
                             // Whether a transaction will roll the row back is not known here: fail the
                             // result so that one can, and keep the key so that a committed row is not blocked.
@@ -347,6 +348,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             return;
         }
         RedisBloomFilter filter = filter(put.filter());
+        int keys = key instanceof List<?> batch ? batch.size() : 1;
         try {
             if (key instanceof List<?> batch) {
                 filter.addAll(batch);
@@ -354,9 +356,11 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             else {
                 filter.add(key);
             }
+            metrics().recordAdd(put.filter(), keys, false);
         }
         catch (BitmapStoreException ex) {
             pendingAdds.retry(filter, key instanceof List<?> batch ? batch : List.of(key));
+            metrics().recordAdd(put.filter(), keys, true);
             if (TransactionSynchronizationManager.isActualTransactionActive()) {
                 // The row is not committed yet: failing the call rolls it back. (The retried key,
                 // if the caller commits anyway, is then a harmless false positive.)
