@@ -51,6 +51,7 @@ import dev.bloomguard.spring.interceptor.BloomGuardInterceptor;
 import dev.bloomguard.spring.interceptor.BloomOperationSource;
 import dev.bloomguard.spring.interceptor.BloomPutAdvisor;
 import dev.bloomguard.spring.metrics.GuardMetrics;
+import dev.bloomguard.spring.metrics.GuardObservations;
 import dev.bloomguard.spring.warmup.CatchUpQuery;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.spring.warmup.KeyColumn;
@@ -275,12 +276,13 @@ public class BloomGuardAutoConfiguration {
     @ConditionalOnMissingBean
     public static BloomGuardAdvisor bloomGuardAdvisor(Environment environment,
             ObjectProvider<BloomFilterRegistry> registry, ObjectProvider<GuardMetrics> metrics,
-            ObjectProvider<FilterWarmer> warmer) {
+            ObjectProvider<GuardObservations> observations, ObjectProvider<FilterWarmer> warmer) {
         BloomGuardProperties properties = Binder.get(environment)
                 .bindOrCreate("bloom-guard", BloomGuardProperties.class);
         BloomOperationSource source = new BloomOperationSource(new PropertiesCatalog(properties));
         BloomGuardInterceptor interceptor = new BloomGuardInterceptor(source, registry::getObject,
                 () -> metrics.getIfAvailable(() -> GuardMetrics.NONE),
+                () -> observations.getIfAvailable(() -> GuardObservations.NONE),
                 properties.getOnRedisFailure() == BloomGuardProperties.OnRedisFailure.BLOCK,
                 filter -> warmer.getObject().rebuild(filter.name()));
         return new BloomGuardAdvisor(source, interceptor, properties.getOrder());

@@ -69,6 +69,16 @@ public final class BloomGuardMetricNames {
      */
     public static final String CIRCUIT_STATE = "bloomguard.circuit.state";
 
+    /**
+     * Observation (a span, for a tracer) around each check of a guarded call, low-cardinality key
+     * values {@code filter} and {@code outcome} (passed, blocked, bypassed, or failed when the
+     * guard threw); only with an ObservationRegistry bean.
+     */
+    public static final String CHECK_OBSERVATION = "bloomguard.check";
+
+    /** Observation around each {@code @BloomPut} add, key values {@code filter} and {@code outcome} (added or failed). */
+    public static final String PUT_OBSERVATION = "bloomguard.put";
+
     public static final String TAG_RESULT = "result";
 
     public static final String TAG_FILTER = "filter";
