@@ -21,6 +21,20 @@ public record FilterStatus(String name, FilterGeometry geometry, String key, Fil
         double fillRatio, double estimatedFpp, long approximateCount, Optional<Instant> liveSince, long liveKeys,
         Optional<String> loadedBy, Optional<String> lockHolder, Optional<LoadReport> lastLoad) {
 
+    /**
+     * Whether the live filter holds more keys than its {@code expected-insertions}, or its
+     * estimated fpp exceeds twice the configured one (adds since the load count towards that):
+     * it still blocks only absent keys, but lets more of them through than it was sized to.
+     */
+    public boolean overCapacity() {
+        return overCapacity(geometry, liveKeys, bitCount < 0 ? -1 : estimatedFpp);
+    }
+
+    /** {@link #overCapacity()} for {@code keys} loaded (-1: unknown) and a fill-based fpp (-1: unknown). */
+    static boolean overCapacity(FilterGeometry geometry, long keys, double estimatedFpp) {
+        return keys > geometry.expectedInsertions() || estimatedFpp > 2 * geometry.fpp();
+    }
+
     /** -(m/k) ln(1 - X/m), the usual estimate of how many distinct keys set X of m bits (m over all shards). */
     static long approximateCount(long bitCount, FilterGeometry geometry) {
         if (bitCount < 0) {

@@ -1211,6 +1211,7 @@ public final class RedisBloomFilter {
             LoadReport report = new LoadReport(name, count, replayed,
                     Duration.ofNanos(System.nanoTime() - started), finished);
             lastLoad = report;
+            warnIfOverCapacity(count, populations);
             return report;
         }
         catch (RuntimeException ex) {
@@ -1374,6 +1375,25 @@ public final class RedisBloomFilter {
         String duration = meta.get("durationMs");
         return loadedAt == null || duration == null ? Optional.empty()
                 : Optional.of(Instant.ofEpochMilli(Long.parseLong(loadedAt) - Long.parseLong(duration)));
+    }
+
+    /**
+     * Once per load, not per check: a filter holding more keys than it was sized for answers
+     * "maybe present" for more absent keys than configured, so it shields the database less.
+     * The fill is the one just built in memory (each shard's population counts its marker).
+     */
+    private void warnIfOverCapacity(long count, long[] populations) {
+        long setBits = 0;
+        for (long population : populations) {
+            setBits += population - 1;
+        }
+        double estimatedFpp = Math.pow((double) setBits / geometry.totalBits(), geometry.hashes());
+        if (FilterStatus.overCapacity(geometry, count, estimatedFpp)) {
+            log.warn("Filter '{}' was loaded with {} keys for expected-insertions {} (estimated fpp {}, configured {}):"
+                    + " it lets more absent keys through than configured; raise its expected-insertions", name, count,
+                    geometry.expectedInsertions(), String.format(java.util.Locale.ROOT, "%.4g", estimatedFpp),
+                    geometry.fpp());
+        }
     }
 
     /**

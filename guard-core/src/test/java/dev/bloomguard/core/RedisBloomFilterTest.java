@@ -1024,6 +1024,36 @@ class RedisBloomFilterTest {
         }
     }
 
+    @Test
+    void aLoadOfMoreKeysThanExpectedWarnsOnceAndNotOnEachCheck() {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) LoggerFactory
+                .getLogger(RedisBloomFilter.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> appender =
+                new ch.qos.logback.core.read.ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        try {
+            RedisBloomFilter crowded = filter(FilterGeometry.of(1_000, 0.01));
+            crowded.load(LongStream.rangeClosed(1, 3_000).boxed());
+            for (long key = 1; key <= 100; key++) {
+                assertThat(crowded.check(key)).isEqualTo(Membership.PRESENT);
+            }
+            List<String> warnings = appender.list.stream()
+                    .filter(event -> event.getLevel() == ch.qos.logback.classic.Level.WARN)
+                    .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
+            assertThat(warnings).hasSize(1);
+            assertThat(warnings.get(0)).contains("'" + filterName + "'", "3000", "expected-insertions 1000");
+
+            appender.list.clear();
+            RedisBloomFilter roomy = filter(FilterGeometry.of(10_000, 0.01));
+            roomy.load(LongStream.rangeClosed(1, 3_000).boxed());
+            assertThat(appender.list).noneMatch(event -> event.getLevel() == ch.qos.logback.classic.Level.WARN);
+        }
+        finally {
+            logger.detachAppender(appender);
+        }
+    }
+
     private RedisBloomFilter filter(FilterGeometry geometry) {
         return RedisBloomFilter.builder(filterName, geometry, store).checkTimeout(GENEROUS_CHECK_TIMEOUT).build();
     }

@@ -9,8 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
@@ -30,6 +32,8 @@ import org.springframework.test.context.DynamicPropertySource;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
 
 /**
  * The whole path against real PostgreSQL and Redis: filters warmed from SQL at startup
@@ -89,6 +93,9 @@ class GuardedCallsTests {
 
     @Autowired
     JdbcTemplate jdbc;
+
+    @Autowired
+    StoppedObservations observations;
 
     @Test
     void warmedFilterHasNoFalseNegatives() {
@@ -164,6 +171,7 @@ class GuardedCallsTests {
 
     @Test
     void keysAddedByBloomPutPassImmediately() {
+        double added = meters.get("bloomguard.adds").tag("filter", "user").counter().count();
         for (int i = 0; i < 200; i++) {
             long id = users.create();
             assertThat(id % 2).isEqualTo(1);
@@ -173,6 +181,24 @@ class GuardedCallsTests {
         for (long id : batch) {
             assertThat(users.findByBoxedId(id)).isEqualTo(id);
         }
+        assertThat(meters.get("bloomguard.adds").tag("filter", "user").counter().count() - added)
+                .as("keys added, a batch counting each of its keys").isEqualTo(250);
+        assertThat(meters.get("bloomguard.adds.failed").tag("filter", "user").counter().count()).isZero();
+    }
+
+    @Test
+    void startupLoadsAreTimedWithTheKeysTheyRead() {
+        io.micrometer.core.instrument.Timer swapped = meters.get("bloomguard.load.duration").tag("filter", "account")
+                .tag("outcome", "swapped").timer();
+        assertThat(swapped.count()).isEqualTo(1);
+        assertThat(swapped.totalTime(java.util.concurrent.TimeUnit.NANOSECONDS)).isPositive();
+        assertThat(meters.get("bloomguard.load.keys").tag("filter", "account").tag("outcome", "swapped").summary()
+                .totalAmount()).isEqualTo(1000);
+        for (String outcome : new String[] { "refused", "failed" }) {
+            assertThat(meters.get("bloomguard.load.duration").tag("filter", "account").tag("outcome", outcome)
+                    .timer().count()).as(outcome).isZero();
+        }
+        assertThat(meters.get("bloomguard.filter.over.capacity").tag("filter", "account").gauge().value()).isZero();
     }
 
     @Test
@@ -239,6 +265,26 @@ class GuardedCallsTests {
         assertThat(meters.get("bloomguard.check.duration").tag("filter", "user").timer().count() - durations)
                 .isEqualTo(12);
         assertThat(count("user", "bypassed")).isZero();
+    }
+
+    @Test
+    void aRejectedCallShowsAsABlockedCheckObservationAndAnAddAsAPut() {
+        Map<String, String> blocked = Map.of("name", "bloomguard.check", "filter", "user", "outcome", "blocked");
+        Map<String, String> passed = Map.of("name", "bloomguard.check", "filter", "user", "outcome", "passed");
+        Map<String, String> added = Map.of("name", "bloomguard.put", "filter", "user", "outcome", "added");
+        long blockedBefore = observations.count(blocked);
+        long passedBefore = observations.count(passed);
+        long addedBefore = observations.count(added);
+        long absent = firstAbsent();
+
+        assertThatThrownBy(() -> users.findById(absent)).isInstanceOf(BloomGuardRejectedException.class);
+        users.findById(2L);
+        users.findById(4L);
+        users.create();
+
+        assertThat(observations.count(blocked) - blockedBefore).isEqualTo(1);
+        assertThat(observations.count(passed) - passedBefore).isEqualTo(2);
+        assertThat(observations.count(added) - addedBefore).isEqualTo(1);
     }
 
     @Test
@@ -537,6 +583,35 @@ class GuardedCallsTests {
         @Bean
         Accounts accounts() {
             return new Accounts();
+        }
+
+        /** Boot adds every ObservationHandler bean to the application's ObservationRegistry, as a tracer's is. */
+        @Bean
+        StoppedObservations stoppedObservations() {
+            return new StoppedObservations();
+        }
+    }
+
+    /** The name and low-cardinality key values of every observation stopped, as a tracer would see its spans. */
+    static final class StoppedObservations implements ObservationHandler<Observation.Context> {
+
+        private final Queue<Map<String, String>> stopped = new ConcurrentLinkedQueue<>();
+
+        @Override
+        public boolean supportsContext(Observation.Context context) {
+            return true;
+        }
+
+        @Override
+        public void onStop(Observation.Context context) {
+            Map<String, String> seen = new java.util.TreeMap<>();
+            seen.put("name", context.getName());
+            context.getLowCardinalityKeyValues().forEach(keyValue -> seen.put(keyValue.getKey(), keyValue.getValue()));
+            stopped.add(seen);
+        }
+
+        long count(Map<String, String> expected) {
+            return stopped.stream().filter(seen -> seen.equals(expected)).count();
         }
     }
 }

@@ -12,8 +12,8 @@ import dev.bloomguard.core.redis.CircuitBreaker;
  * What the {@code bloomGuard} health contributor says, apart from Spring Boot's health types,
  * which moved package between Boot 3 ({@link BloomGuardHealthIndicator}) and Boot 4
  * ({@code dev.bloomguard.spring.boot4.Boot4HealthIndicator}): one detail per filter (state, fill
- * ratio, estimated fpp, circuit breaker), from the {@link FilterStatusCache}, so a health check
- * never makes Redis count bits.
+ * ratio, estimated fpp, whether it is over capacity, circuit breaker), from the
+ * {@link FilterStatusCache}, so a health check never makes Redis count bits.
  *
  * <p>{@code UP} when every filter is READY and the circuit breaker is closed; otherwise
  * {@code UNKNOWN}, never {@code DOWN}. The one thing not to get wrong: a filter that is WARMING
@@ -58,6 +58,8 @@ public final class BloomGuardHealth {
                     details.put("fillRatio", status.get().fillRatio());
                     details.put("estimatedFpp", status.get().estimatedFpp());
                 }
+                // Shown, not a reason for UNKNOWN: such a filter still blocks only absent keys.
+                details.put("overCapacity", status.get().overCapacity());
             }
             circuit.ifPresent(state -> details.put("circuit", state));
             filters.put(name, details);

@@ -51,6 +51,7 @@ import dev.bloomguard.spring.interceptor.BloomGuardInterceptor;
 import dev.bloomguard.spring.interceptor.BloomOperationSource;
 import dev.bloomguard.spring.interceptor.BloomPutAdvisor;
 import dev.bloomguard.spring.metrics.GuardMetrics;
+import dev.bloomguard.spring.metrics.GuardObservations;
 import dev.bloomguard.spring.warmup.CatchUpQuery;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.spring.warmup.KeyColumn;
@@ -168,7 +169,7 @@ public class BloomGuardAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(BloomFilterRegistry.class)
     public FilterWarmer bloomGuardFilterWarmer(BloomGuardProperties properties, BloomFilterRegistry registry,
-            ObjectProvider<DataSource> primaryDataSource, BeanFactory beanFactory) {
+            ObjectProvider<DataSource> primaryDataSource, BeanFactory beanFactory, ObjectProvider<GuardMetrics> metrics) {
         List<FilterWarmer.Task> tasks = new ArrayList<>();
         properties.getFilters().forEach((name, settings) -> {
             BloomGuardProperties.Warmup warmup = settings.getWarmup();
@@ -189,7 +190,8 @@ public class BloomGuardAutoConfiguration {
             tasks.add(new FilterWarmer.Task(registry.filter(name), source, warmup.isOnStartup(), warmup.isBlocking(),
                     settings.getRebuild().getInterval(), catchUp));
         });
-        return new FilterWarmer(tasks, properties.getLockTtl(), WAIT_POLL, properties.getRewindCheckInterval());
+        return new FilterWarmer(tasks, properties.getLockTtl(), WAIT_POLL, properties.getRewindCheckInterval(),
+                () -> metrics.getIfAvailable(() -> GuardMetrics.NONE));
     }
 
     /**
@@ -274,12 +276,13 @@ public class BloomGuardAutoConfiguration {
     @ConditionalOnMissingBean
     public static BloomGuardAdvisor bloomGuardAdvisor(Environment environment,
             ObjectProvider<BloomFilterRegistry> registry, ObjectProvider<GuardMetrics> metrics,
-            ObjectProvider<FilterWarmer> warmer) {
+            ObjectProvider<GuardObservations> observations, ObjectProvider<FilterWarmer> warmer) {
         BloomGuardProperties properties = Binder.get(environment)
                 .bindOrCreate("bloom-guard", BloomGuardProperties.class);
         BloomOperationSource source = new BloomOperationSource(new PropertiesCatalog(properties));
         BloomGuardInterceptor interceptor = new BloomGuardInterceptor(source, registry::getObject,
                 () -> metrics.getIfAvailable(() -> GuardMetrics.NONE),
+                () -> observations.getIfAvailable(() -> GuardObservations.NONE),
                 properties.getOnRedisFailure() == BloomGuardProperties.OnRedisFailure.BLOCK,
                 filter -> warmer.getObject().rebuild(filter.name()));
         return new BloomGuardAdvisor(source, interceptor, properties.getOrder());

@@ -4,11 +4,14 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
+import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.actuate.FilterStatusCache;
+import dev.bloomguard.spring.metrics.CircuitStateGauge;
 import dev.bloomguard.spring.metrics.FilterStatusGauges;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.metrics.MicrometerGuardMetrics;
@@ -16,8 +19,9 @@ import dev.bloomguard.spring.metrics.MirrorMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
- * Publishes {@code bloomguard.checks} and {@code bloomguard.check.duration}, and the per-filter
- * gauges read every {@code bloom-guard.status-refresh-interval}, to the application's MeterRegistry.
+ * Publishes {@code bloomguard.checks}, {@code bloomguard.check.duration}, the adds and loads, the
+ * circuit state, and the per-filter gauges read every {@code bloom-guard.status-refresh-interval},
+ * to the application's MeterRegistry. Every meter is registered here, once, before the first call.
  */
 @AutoConfiguration(after = BloomGuardAutoConfiguration.class, afterName = {
         // Spring Boot 3 and Spring Boot 4 names of each: Boot ignores the one that does not exist.
@@ -48,5 +52,12 @@ public class BloomGuardMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     public FilterStatusGauges bloomGuardFilterStatusGauges(MeterRegistry meterRegistry, FilterStatusCache statuses) {
         return new FilterStatusGauges(meterRegistry, statuses);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnSingleCandidate(BitmapStore.class)
+    public CircuitStateGauge bloomGuardCircuitStateGauge(MeterRegistry meterRegistry, BitmapStore store) {
+        return new CircuitStateGauge(meterRegistry, store);
     }
 }

@@ -27,6 +27,7 @@ import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.metrics.CheckOutcome;
 import dev.bloomguard.spring.metrics.CheckReason;
 import dev.bloomguard.spring.metrics.GuardMetrics;
+import dev.bloomguard.spring.metrics.GuardObservations;
 
 /**
  * Runs the check of {@code @BloomGuard} before the method and the add of {@code @BloomPut}
@@ -45,6 +46,9 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     private static final Logger log = LoggerFactory.getLogger(BloomGuardInterceptor.class);
     private static final String GUARD = "@BloomGuard";
     private static final String PUT = "@BloomPut";
+    /** Outcomes of observations that {@code CheckOutcome} does not name. */
+    private static final String ADDED = "added";
+    private static final String FAILED = "failed";
 
     /**
      * A refused add is retried after 100 ms, then twice as late each time up to 5 s: once Redis
@@ -60,6 +64,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     private final BloomOperationSource source;
     private final Supplier<BloomFilterRegistry> registry;
     private final Supplier<GuardMetrics> metrics;
+    private final Supplier<GuardObservations> observations;
     private final boolean blockWhenUnavailable;
     /** The innermost plain call with a put that is under way on this thread; see {@link #invoke}. */
     private static final ThreadLocal<PutDone> PUT_DONE = new ThreadLocal<>();
@@ -67,6 +72,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     private final PendingAdds pendingAdds;
     private volatile BloomFilterRegistry resolvedRegistry;
     private volatile GuardMetrics resolvedMetrics;
+    private volatile GuardObservations resolvedObservations;
 
     /**
      * @param registry resolved on first use, so creating the advisor does not create Redis connections early
@@ -75,20 +81,23 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
      */
     public BloomGuardInterceptor(BloomOperationSource source, Supplier<BloomFilterRegistry> registry,
             Supplier<GuardMetrics> metrics, boolean blockWhenUnavailable) {
-        this(source, registry, metrics, blockWhenUnavailable, filter -> CompletableFuture.failedFuture(
-                new IllegalStateException("no warmer to re-warm filter '" + filter.name() + "'")));
+        this(source, registry, metrics, () -> GuardObservations.NONE, blockWhenUnavailable,
+                filter -> CompletableFuture.failedFuture(
+                        new IllegalStateException("no warmer to re-warm filter '" + filter.name() + "'")));
     }
 
     /**
+     * @param observations resolved on first use, as the metrics are
      * @param rewarm reloads a filter from its source when adds that Redis refused cannot be kept
      *        for a retry; the future completes once the load is live
      */
     public BloomGuardInterceptor(BloomOperationSource source, Supplier<BloomFilterRegistry> registry,
-            Supplier<GuardMetrics> metrics, boolean blockWhenUnavailable,
+            Supplier<GuardMetrics> metrics, Supplier<GuardObservations> observations, boolean blockWhenUnavailable,
             Function<RedisBloomFilter, CompletableFuture<?>> rewarm) {
         this.source = source;
         this.registry = registry;
         this.metrics = metrics;
+        this.observations = observations;
         this.blockWhenUnavailable = blockWhenUnavailable;
         this.pendingAdds = new PendingAdds(RETRY_FIRST_DELAY, RETRY_MAX_DELAY, RETRY_GIVE_UP_AFTER, RETRY_CAPACITY,
                 rewarm);
@@ -173,15 +182,19 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             return true;
         }
         RedisBloomFilter filter = filter(guard.filter());
+        GuardObservations.Pending observation = observations().check(guard.filter());
         long started = System.nanoTime();
         Membership answer;
         try {
             answer = key instanceof List<?> batch ? batchAnswer(filter.checkAll(batch)) : filter.check(key);
         }
         catch (IllegalArgumentException ex) {
-            throw Keys.unhashable(ex, GUARD, guard.method(), guard.filter());
+            throw failed(observation, Keys.unhashable(ex, GUARD, guard.method(), guard.filter()));
         }
-        return decide(guard, key, answer, System.nanoTime() - started);
+        catch (RuntimeException ex) {
+            throw failed(observation, ex);
+        }
+        return decide(guard, key, answer, System.nanoTime() - started, observation);
     }
 
     /**
@@ -197,6 +210,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             return CompletableFuture.completedFuture(Boolean.TRUE);
         }
         RedisBloomFilter filter = filter(guard.filter());
+        GuardObservations.Pending observation = observations().check(guard.filter());
         long started = System.nanoTime();
         CompletableFuture<Membership> answer;
         try {
@@ -205,9 +219,17 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
                     : filter.checkAsync(key);
         }
         catch (IllegalArgumentException ex) {
-            throw Keys.unhashable(ex, GUARD, guard.method(), guard.filter());
+            throw failed(observation, Keys.unhashable(ex, GUARD, guard.method(), guard.filter()));
         }
-        return answer.thenApply(membership -> decide(guard, key, membership, System.nanoTime() - started));
+        if (observation != GuardObservations.Pending.NONE) {
+            // Only when observed: the extra stage is an allocation per call.
+            answer = answer.whenComplete((membership, error) -> {
+                if (error != null) {
+                    observation.stop(FAILED, error);
+                }
+            });
+        }
+        return answer.thenApply(membership -> decide(guard, key, membership, System.nanoTime() - started, observation));
     }
 
     /**
@@ -256,8 +278,18 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             }
             RedisBloomFilter filter = filter(put.filter());
             List<?> keys = key instanceof List<?> batch ? batch : List.of(key);
-            return filter.addAllAsync(keys)
+            GuardObservations.Pending observation = observations().put(put.filter());
+            CompletableFuture<Void> added;
+            try {
+                added = filter.addAllAsync(keys);
+            }
+            catch (RuntimeException ex) {
+                throw failed(observation, ex);
+            }
+            return added
                     .handle((done, error) -> {
+                        metrics().recordAdd(put.filter(), keys.size(), error != null);
+                        observation.stop(error == null ? ADDED : FAILED, error);
                         if (error != null) {
                             // Whether a transaction will roll the row back is not known here: fail the
                             // result so that one can, and keep the key so that a committed row is not blocked.
@@ -280,8 +312,9 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         return registry().filter(name);
     }
 
-    /** Counts the filter's answer and says whether the call may go on. */
-    boolean decide(BloomOperations.Guard guard, Object key, Membership answer, long elapsedNanos) {
+    /** Counts the filter's answer, closes the check's observation with it and says whether the call may go on. */
+    private boolean decide(BloomOperations.Guard guard, Object key, Membership answer, long elapsedNanos,
+            GuardObservations.Pending observation) {
         CheckOutcome outcome = switch (answer) {
             case PRESENT -> CheckOutcome.PASSED;
             case ABSENT -> CheckOutcome.BLOCKED;
@@ -298,6 +331,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             reason = bypassReason(filter(guard.filter()), answer);
         }
         metrics().record(guard.filter(), outcome, reason, elapsedNanos);
+        observation.stop(outcome.tag(), null);
         if (answer == Membership.ABSENT) {
             log.debug("Filter '{}' rejected key {} for {}", guard.filter(), key, guard.method());
             return false;
@@ -347,6 +381,8 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             return;
         }
         RedisBloomFilter filter = filter(put.filter());
+        int keys = key instanceof List<?> batch ? batch.size() : 1;
+        GuardObservations.Pending observation = observations().put(put.filter());
         try {
             if (key instanceof List<?> batch) {
                 filter.addAll(batch);
@@ -354,9 +390,13 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             else {
                 filter.add(key);
             }
+            metrics().recordAdd(put.filter(), keys, false);
+            observation.stop(ADDED, null);
         }
         catch (BitmapStoreException ex) {
             pendingAdds.retry(filter, key instanceof List<?> batch ? batch : List.of(key));
+            metrics().recordAdd(put.filter(), keys, true);
+            observation.stop(FAILED, ex);
             if (TransactionSynchronizationManager.isActualTransactionActive()) {
                 // The row is not committed yet: failing the call rolls it back. (The retried key,
                 // if the caller commits anyway, is then a harmless false positive.)
@@ -367,8 +407,17 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
                     put.method(), put.filter(), ex.getMessage());
         }
         catch (IllegalArgumentException ex) {
-            throw Keys.unhashable(ex, PUT, put.method(), put.filter());
+            throw failed(observation, Keys.unhashable(ex, PUT, put.method(), put.filter()));
         }
+        catch (RuntimeException ex) {
+            throw failed(observation, ex);
+        }
+    }
+
+    /** Closes {@code observation} as failed by {@code error} and returns the error to throw. */
+    private static <E extends RuntimeException> E failed(GuardObservations.Pending observation, E error) {
+        observation.stop(FAILED, error);
+        return error;
     }
 
     static BloomGuardException addFailed(BloomOperations.Put put, Throwable cause) {
@@ -411,6 +460,15 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         if (current == null) {
             current = registry.get();
             resolvedRegistry = current;
+        }
+        return current;
+    }
+
+    private GuardObservations observations() {
+        GuardObservations current = resolvedObservations;
+        if (current == null) {
+            current = observations.get();
+            resolvedObservations = current;
         }
         return current;
     }

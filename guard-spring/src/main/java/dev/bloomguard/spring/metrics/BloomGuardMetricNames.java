@@ -1,6 +1,9 @@
 package dev.bloomguard.spring.metrics;
 
-/** Every meter name and tag the starter publishes; each meter carries the {@code filter} tag. */
+/**
+ * Every meter name and tag the starter publishes; each meter carries the {@code filter} tag but
+ * {@link #CIRCUIT_STATE}, whose breaker fronts the one Redis every filter of the application uses.
+ */
 public final class BloomGuardMetricNames {
 
     /**
@@ -27,6 +30,54 @@ public final class BloomGuardMetricNames {
 
     /** Gauge of the bytes a filter's local mirror holds in memory, tag {@code filter}. */
     public static final String MIRROR_MEMORY = "bloomguard.mirror.memory";
+
+    /**
+     * Timer of each load of a filter from its warmup source (startup, re-warm, rebuild), from the
+     * first key read to the swap, tags {@code filter} and {@code outcome}: swapped, refused (read
+     * too few keys to trust: see {@code rebuild.max-shrink}) or failed.
+     */
+    public static final String LOAD_DURATION = "bloomguard.load.duration";
+
+    /** Distribution summary of the keys each load read, tags {@code filter} and {@code outcome} (swapped or refused). */
+    public static final String LOAD_KEYS = "bloomguard.load.keys";
+
+    /**
+     * Gauge of the seconds since the live bitmap was swapped in by any instance, tag {@code filter};
+     * from the cached status, so it shows a load by another instance at the next refresh. {@code NaN}
+     * before the first load.
+     */
+    public static final String FILTER_AGE = "bloomguard.filter.age";
+
+    /**
+     * Gauge, 1 when the live filter holds more keys than its {@code expected-insertions} or its
+     * estimated fpp exceeds twice the configured one, otherwise 0, tag {@code filter}; from the cached status.
+     */
+    public static final String OVER_CAPACITY = "bloomguard.filter.over.capacity";
+
+    /** Counter of keys {@code @BloomPut} added to the filter on the call itself, tag {@code filter}. */
+    public static final String ADDS = "bloomguard.adds";
+
+    /**
+     * Counter of keys whose {@code @BloomPut} add failed and was handed to the background retry,
+     * tag {@code filter}; the instance does not block the filter until they land.
+     */
+    public static final String FAILED_ADDS = "bloomguard.adds.failed";
+
+    /**
+     * Gauge of the circuit breaker in front of Redis: 0 closed, 1 half-open, 2 open. No tags: one
+     * breaker fronts the application's one Redis, whatever the filter.
+     */
+    public static final String CIRCUIT_STATE = "bloomguard.circuit.state";
+
+    /**
+     * Observation (a span, for a tracer) around each check of a guarded call, low-cardinality key
+     * values {@code filter} and {@code outcome} (passed, blocked, bypassed, or failed when the
+     * guard threw); only with an ObservationRegistry bean.
+     */
+    public static final String CHECK_OBSERVATION = "bloomguard.check";
+
+    /** Observation around each {@code @BloomPut} add, key values {@code filter} and {@code outcome} (added or failed). */
+    public static final String PUT_OBSERVATION = "bloomguard.put";
 
     public static final String TAG_RESULT = "result";
 

@@ -8,12 +8,14 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
- * The per-filter gauges {@code bloomguard.filter.fill.ratio}, {@code bloomguard.filter.estimated.fpp}
- * and {@code bloomguard.filter.approximate.count}, registered once per filter.
+ * The per-filter gauges {@code bloomguard.filter.fill.ratio}, {@code bloomguard.filter.estimated.fpp},
+ * {@code bloomguard.filter.approximate.count}, {@code bloomguard.filter.over.capacity} and
+ * {@code bloomguard.filter.age}, registered once per filter.
  *
  * <p>They read the {@link FilterStatusCache}, never Redis: a scrape costs nothing however large
- * the filter, and the values are as old as the last refresh. A filter not read yet, or whose
- * bitmap Redis could not count, reads as {@code NaN}, Micrometer's "no value".
+ * the filter, and the values are as old as the last refresh (the age counts on from the cached
+ * load time). A filter not read yet, or whose bitmap Redis could not count, reads as
+ * {@code NaN}, Micrometer's "no value".
  */
 public final class FilterStatusGauges {
 
@@ -26,6 +28,19 @@ public final class FilterStatusGauges {
                     FilterStatus::estimatedFpp);
             register(registry, statuses, filter, BloomGuardMetricNames.APPROXIMATE_COUNT,
                     "Distinct keys in the filter, estimated from its fill", FilterStatusGauges::approximateCount);
+            register(registry, statuses, filter, BloomGuardMetricNames.OVER_CAPACITY,
+                    "1 when the filter holds more keys than expected-insertions or its estimated fpp exceeds twice"
+                            + " the configured one",
+                    status -> status.overCapacity() ? 1 : 0);
+            Gauge.builder(BloomGuardMetricNames.FILTER_AGE, statuses, cache -> cache.snapshot(filter)
+                    .flatMap(snapshot -> snapshot.status().liveSince())
+                    .map(since -> (System.currentTimeMillis() - since.toEpochMilli()) / 1000.0)
+                    .orElse(Double.NaN))
+                    .description("Seconds since the live bitmap was loaded, by any instance")
+                    .baseUnit("seconds")
+                    .tag(BloomGuardMetricNames.TAG_FILTER, filter)
+                    .strongReference(true)
+                    .register(registry);
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.bloomguard.spring.metrics;
 
-/** Where the interceptor reports each check. */
+/** Where the interceptor reports each check and add, and the warmer each load. */
 public interface GuardMetrics {
 
     /** Reports nothing; used when there is no meter registry. */
@@ -19,5 +19,20 @@ public interface GuardMetrics {
      */
     default void record(String filter, CheckOutcome outcome, CheckReason reason, long durationNanos) {
         record(filter, outcome, durationNanos);
+    }
+
+    /**
+     * One {@code @BloomPut} add of {@code keys} keys; {@code failed}: it failed and was handed to
+     * the background retry.
+     */
+    default void recordAdd(String filter, int keys, boolean failed) {
+    }
+
+    /**
+     * One load of {@code filter} from its warmup source.
+     *
+     * @param keys keys the load read, or a negative value when unknown (a failed load)
+     */
+    default void recordLoad(String filter, LoadOutcome outcome, long keys, long durationNanos) {
     }
 }

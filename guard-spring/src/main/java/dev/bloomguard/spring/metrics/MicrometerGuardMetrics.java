@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
@@ -13,7 +14,8 @@ import io.micrometer.core.instrument.Timer;
  * {@link GuardMetrics} on Micrometer. Meters are registered once per filter up front (so every
  * outcome and reason shows as zero before the first call) and looked up from a map afterwards,
  * never built on the hot path. Passed and blocked calls carry {@code reason=filter}; bypassed
- * ones their cause.
+ * ones their cause. The same holds for adds ({@code bloomguard.adds}, {@code bloomguard.adds.failed})
+ * and loads ({@code bloomguard.load.duration} and {@code bloomguard.load.keys} by outcome).
  */
 public final class MicrometerGuardMetrics implements GuardMetrics {
 
@@ -48,10 +50,37 @@ public final class MicrometerGuardMetrics implements GuardMetrics {
         }
     }
 
+    @Override
+    public void recordAdd(String filter, int keys, boolean failed) {
+        FilterMeters filterMeters = meters(filter);
+        (failed ? filterMeters.failedAdds : filterMeters.adds).increment(keys);
+    }
+
+    @Override
+    public void recordLoad(String filter, LoadOutcome outcome, long keys, long durationNanos) {
+        FilterMeters filterMeters = meters(filter);
+        filterMeters.loads.get(outcome).record(durationNanos, TimeUnit.NANOSECONDS);
+        DistributionSummary loadKeys = filterMeters.loadKeys.get(outcome);
+        if (keys >= 0 && loadKeys != null) {
+            loadKeys.record(keys);
+        }
+    }
+
+    private FilterMeters meters(String filter) {
+        FilterMeters filterMeters = meters.get(filter);
+        return filterMeters != null ? filterMeters
+                : meters.computeIfAbsent(filter, name -> new FilterMeters(registry, name));
+    }
+
     private static final class FilterMeters {
 
         private final Map<CheckOutcome, Map<CheckReason, Counter>> checks = new EnumMap<>(CheckOutcome.class);
         private final Timer duration;
+        private final Counter adds;
+        private final Counter failedAdds;
+        private final Map<LoadOutcome, Timer> loads = new EnumMap<>(LoadOutcome.class);
+        /** Swapped and refused loads: a failed one may not have read its keys. */
+        private final Map<LoadOutcome, DistributionSummary> loadKeys = new EnumMap<>(LoadOutcome.class);
 
         FilterMeters(MeterRegistry registry, String filter) {
             for (CheckOutcome outcome : CheckOutcome.values()) {
@@ -72,6 +101,29 @@ public final class MicrometerGuardMetrics implements GuardMetrics {
                     .description("Time to decide a guarded call (the Redis round trip)")
                     .tag(BloomGuardMetricNames.TAG_FILTER, filter)
                     .register(registry);
+            adds = Counter.builder(BloomGuardMetricNames.ADDS)
+                    .description("Keys @BloomPut added to the filter")
+                    .tag(BloomGuardMetricNames.TAG_FILTER, filter)
+                    .register(registry);
+            failedAdds = Counter.builder(BloomGuardMetricNames.FAILED_ADDS)
+                    .description("Keys whose @BloomPut add failed and is retried in the background")
+                    .tag(BloomGuardMetricNames.TAG_FILTER, filter)
+                    .register(registry);
+            for (LoadOutcome outcome : LoadOutcome.values()) {
+                loads.put(outcome, Timer.builder(BloomGuardMetricNames.LOAD_DURATION)
+                        .description("Loads of the filter from its warmup source, by outcome")
+                        .tag(BloomGuardMetricNames.TAG_FILTER, filter)
+                        .tag(BloomGuardMetricNames.TAG_OUTCOME, outcome.tag())
+                        .register(registry));
+                if (outcome != LoadOutcome.FAILED) {
+                    loadKeys.put(outcome, DistributionSummary.builder(BloomGuardMetricNames.LOAD_KEYS)
+                            .description("Keys each load of the filter read, by outcome")
+                            .baseUnit("keys")
+                            .tag(BloomGuardMetricNames.TAG_FILTER, filter)
+                            .tag(BloomGuardMetricNames.TAG_OUTCOME, outcome.tag())
+                            .register(registry));
+                }
+            }
         }
     }
 }

@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +27,8 @@ import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.rollout.FilterGenerations;
 import dev.bloomguard.spring.BloomGuardException;
+import dev.bloomguard.spring.metrics.GuardMetrics;
+import dev.bloomguard.spring.metrics.LoadOutcome;
 
 /**
  * Keeps every filter warm: fills it from its SQL when the application starts, again whenever a
@@ -99,17 +102,22 @@ public final class FilterWarmer implements SmartLifecycle {
      */
     private volatile ScheduledExecutorService heartbeats;
     private volatile boolean started;
+    private final Supplier<GuardMetrics> metrics;
 
     /**
      * @param lockTtl how long a crashed instance's load lock outlives it
      * @param waitPoll how often an instance waiting for another's load looks again
      * @param rewindCheckInterval how often each filter checks that Redis has not gone back in time
+     * @param metrics where each load's duration, keys and outcome go; asked at each load, so that
+     *     creating the warmer does not create the meter registry early
      */
-    public FilterWarmer(List<Task> tasks, Duration lockTtl, Duration waitPoll, Duration rewindCheckInterval) {
+    public FilterWarmer(List<Task> tasks, Duration lockTtl, Duration waitPoll, Duration rewindCheckInterval,
+            Supplier<GuardMetrics> metrics) {
         tasks.forEach(task -> this.tasks.put(task.filter().name(), task));
         this.lockTtl = lockTtl;
         this.waitPoll = waitPoll;
         this.rewindCheckInterval = rewindCheckInterval;
+        this.metrics = metrics;
     }
 
     @Override
@@ -479,9 +487,11 @@ public final class FilterWarmer implements SmartLifecycle {
     private LoadReport loadNow(Task task, boolean force) {
         RedisBloomFilter filter = task.filter();
         log.info("Filter '{}': loading from SQL ({})", filter.name(), filter.geometry());
+        long started = System.nanoTime();
         try {
             Timestamp queryStart = task.catchUp() == null ? null : task.catchUp().databaseNow();
             LoadReport report = loadComplete(task, force);
+            metrics.get().recordLoad(filter.name(), LoadOutcome.SWAPPED, report.keys(), System.nanoTime() - started);
             if (queryStart != null) {
                 catchUpSince.merge(filter.name(), queryStart, FilterWarmer::later);
             }
@@ -492,6 +502,9 @@ public final class FilterWarmer implements SmartLifecycle {
             return report;
         }
         catch (RuntimeException ex) {
+            LoadRefusedException refused = refusal(ex);
+            metrics.get().recordLoad(filter.name(), refused == null ? LoadOutcome.FAILED : LoadOutcome.REFUSED,
+                    refused == null ? -1 : refused.keys(), System.nanoTime() - started);
             throw new BloomGuardException("Filter '" + filter.name() + "': load failed: " + ex.getMessage(), ex);
         }
     }

@@ -63,16 +63,22 @@ class BloomGuardHealthAutoConfigurationTests {
 
     @Test
     void isUpWithPerFilterDetailsWhenEveryFilterIsReady() {
-        runner.withPropertyValues("bloom-guard.filters.ready.expected-insertions=1000").run(context -> {
+        runner.withPropertyValues("bloom-guard.filters.ready.expected-insertions=1000",
+                "bloom-guard.filters.crowded.expected-insertions=1000").run(context -> {
             context.getBean(BloomFilterRegistry.class).filter("ready").load(LongStream.rangeClosed(1, 500).boxed());
+            context.getBean(BloomFilterRegistry.class).filter("crowded").load(LongStream.rangeClosed(1, 3000).boxed());
             context.getBean(FilterStatusCache.class).refreshAll();
 
             Reading health = Reading.of(context);
 
+            // A filter over its capacity still guards (only more false positives): it shows, it does not demote.
             assertThat(health.status()).isEqualTo("UP");
             assertThat(health.filter("ready")).containsEntry("state", FilterState.READY)
                     .containsEntry("circuit", CircuitBreaker.State.CLOSED)
+                    .containsEntry("overCapacity", false)
                     .containsKeys("fillRatio", "estimatedFpp");
+            assertThat(health.filter("crowded")).containsEntry("state", FilterState.READY)
+                    .containsEntry("overCapacity", true);
             assertThat((double) health.filter("ready").get("fillRatio")).isBetween(0.0, 1.0).isPositive();
         });
     }

@@ -47,6 +47,35 @@ class BloomGuardMetricsAutoConfigurationTests {
     }
 
     @Test
+    void overCapacityGaugeAndFilterAgeFollowTheLastRefresh() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withPropertyValues("bloom-guard.status-refresh-interval=1h",
+                        "bloom-guard.filters.crowded.expected-insertions=1000")
+                .run(context -> {
+                    BloomFilterRegistry filters = context.getBean(BloomFilterRegistry.class);
+                    FilterStatusCache statuses = context.getBean(FilterStatusCache.class);
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    assertThat(meters.get("bloomguard.circuit.state").gauge().value()).as("closed").isZero();
+                    assertThat(meters.get("bloomguard.circuit.state").gauge().getId().getTags()).isEmpty();
+                    statuses.refreshAll();
+                    assertThat(meters.get("bloomguard.filter.age").tag("filter", "crowded").gauge().value())
+                            .as("never loaded").isNaN();
+
+                    filters.filter("user").load(LongStream.rangeClosed(1, KEYS).boxed());
+                    filters.filter("crowded").load(LongStream.rangeClosed(1, KEYS).boxed());
+                    Thread.sleep(1_100);
+                    statuses.refreshAll();
+
+                    assertThat(meters.get("bloomguard.filter.over.capacity").tag("filter", "user").gauge().value())
+                            .isZero();
+                    assertThat(meters.get("bloomguard.filter.over.capacity").tag("filter", "crowded").gauge().value())
+                            .isEqualTo(1.0);
+                    assertThat(meters.get("bloomguard.filter.age").tag("filter", "crowded").gauge().value())
+                            .as("seconds since the load").isBetween(1.0, 30.0);
+                });
+    }
+
+    @Test
     void registersNoGaugesWithoutAMeterRegistry() {
         runner.run(context -> {
             assertThat(context).hasNotFailed();

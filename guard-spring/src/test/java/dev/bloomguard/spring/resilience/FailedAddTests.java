@@ -56,6 +56,10 @@ class FailedAddTests {
             assertThat(writer.getBean(MeterRegistry.class).get("bloomguard.checks")
                     .tag("filter", "user").tag("outcome", "bypassed").tag("reason", "suspended").counter().count())
                     .as("reason=suspended").isPositive();
+            assertThat(writer.getBean(MeterRegistry.class).get("bloomguard.adds.failed").tag("filter", "user")
+                    .counter().count()).as("the refused add, handed to the retry queue").isEqualTo(1);
+            assertThat(writer.getBean(MeterRegistry.class).get("bloomguard.adds").tag("filter", "user")
+                    .counter().count()).isZero();
 
             admin.sync().configSet("min-replicas-to-write", "0");
             GuardedApp.foundWithin(reading, created, System.nanoTime(), BOUND.plusSeconds(2),

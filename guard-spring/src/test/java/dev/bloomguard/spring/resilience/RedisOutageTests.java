@@ -94,6 +94,8 @@ class RedisOutageTests {
                 assertThat(bypassed(context) - bypassedBefore).as("every call while Redis is down is bypassed")
                         .isEqualTo(3);
                 assertThat(store.circuitState()).isEqualTo(CircuitBreaker.State.OPEN);
+                assertThat(context.getBean(MeterRegistry.class).get("bloomguard.circuit.state").gauge().value())
+                        .as("2: open").isEqualTo(2.0);
                 long[] openCircuit = timeCalls(directory, 1000, absent.get(2));
                 assertThat(bypassed(context) - bypassedBefore).isEqualTo(1003);
                 // The traffic's failures may have opened the circuit before the first three calls.
