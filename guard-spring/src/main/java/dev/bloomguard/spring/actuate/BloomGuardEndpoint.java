@@ -91,9 +91,9 @@ public final class BloomGuardEndpoint {
         return describe(registry.filter(filter), cached(filter));
     }
 
-    /** The cached status; read once if there is none yet (the cache reads every filter when it starts). */
+    /** The cached status; read when there is none yet or this instance loaded the filter since. */
     private FilterStatusCache.Snapshot cached(String filter) {
-        return statuses.snapshot(filter).orElseGet(() -> statuses.refresh(filter));
+        return statuses.current(filter);
     }
 
     /**

@@ -84,6 +84,23 @@ public final class FilterStatusCache implements SmartLifecycle {
         return Optional.ofNullable(snapshots.get(filter));
     }
 
+    /**
+     * The last read of {@code filter}, read afresh when there is none yet or when this instance
+     * loaded the filter since (a load's own result shows at once; another instance's at the next
+     * scheduled read).
+     *
+     * @throws IllegalArgumentException when there is no such filter
+     */
+    public Snapshot current(String filter) {
+        Snapshot cached = snapshots.get(filter);
+        if (cached == null) {
+            return refresh(filter);
+        }
+        boolean loadedSince = registry.filter(filter).lastLoad()
+                .filter(load -> load.finishedAt().isAfter(cached.readAt())).isPresent();
+        return loadedSince ? refresh(filter) : cached;
+    }
+
     /** The last read of every filter that has been read, in configuration order. */
     public Map<String, Snapshot> snapshots() {
         Map<String, Snapshot> result = new LinkedHashMap<>();
