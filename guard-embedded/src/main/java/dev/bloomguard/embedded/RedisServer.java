@@ -3,7 +3,6 @@ package dev.bloomguard.embedded;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -15,11 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -165,7 +160,7 @@ public final class RedisServer implements AutoCloseable {
         else {
             command.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1",
                     "--save", "", "--appendonly", "no", "--protected-mode", "no", "--dir", dataDirectory.toString()));
-            if (majorVersion(binary) >= 7) {
+            if (RedisVersion.major(binary) >= 7) {
                 // Redis 7 refuses DEBUG (tests use POPULATE and SLEEP) unless told; 6.2 rejects the option.
                 command.addAll(List.of("--enable-debug-command", "local"));
             }
@@ -219,31 +214,6 @@ public final class RedisServer implements AutoCloseable {
         catch (IOException ex) {
             return "(log unreadable: " + ex.getMessage() + ")";
         }
-    }
-
-    private static final Map<Path, Integer> MAJOR_VERSIONS = new ConcurrentHashMap<>();
-
-    /** The major version {@code redis-server --version} prints ("Redis server v=7.0.15 ..."). */
-    private static int majorVersion(Path binary) {
-        return MAJOR_VERSIONS.computeIfAbsent(binary, path -> {
-            try {
-                Process version = new ProcessBuilder(path.toString(), "--version").redirectErrorStream(true).start();
-                String output = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                version.waitFor();
-                Matcher matcher = Pattern.compile("v=(\\d+)\\.").matcher(output);
-                if (!matcher.find()) {
-                    throw new IllegalStateException(path + " --version printed no version: " + output);
-                }
-                return Integer.parseInt(matcher.group(1));
-            }
-            catch (IOException ex) {
-                throw new UncheckedIOException("could not run " + path + " --version", ex);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted running " + path + " --version", ex);
-            }
-        });
     }
 
     static Path locateBinary() throws IOException {
