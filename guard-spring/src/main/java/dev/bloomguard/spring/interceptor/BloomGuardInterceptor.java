@@ -288,12 +288,15 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             }
             return added
                     .handle((done, error) -> {
+                        if (error != null) {
+                            // Whether a transaction will roll the row back is not known here: fail the
+                            // result so that one can, and keep the key so that a committed row is not
+                            // blocked. First, so that nothing reported after it can skip it.
+                            pendingAdds.retry(filter, keys);
+                        }
                         metrics().recordAdd(put.filter(), keys.size(), error != null);
                         observation.stop(error == null ? ADDED : FAILED, error);
                         if (error != null) {
-                            // Whether a transaction will roll the row back is not known here: fail the
-                            // result so that one can, and keep the key so that a committed row is not blocked.
-                            pendingAdds.retry(filter, keys);
                             throw addFailed(put, error instanceof CompletionException && error.getCause() != null
                                     ? error.getCause() : error);
                         }
