@@ -111,6 +111,7 @@ public final class RedisBloomFilter {
     private final long journalCapacity;
     private final Duration journalRetention;
     private final double maxShrink;
+    private final int maxBatchSize;
     private final Consumer<RedisBloomFilter> notReadyListener;
     private final BitmapMirror mirror;
     private final FilterGenerations generations;
@@ -142,6 +143,7 @@ public final class RedisBloomFilter {
         this.journalRetention = builder.journalRetention;
         this.addCounts = new AddCounts(instanceId, geometry.shards());
         this.maxShrink = builder.maxShrink;
+        this.maxBatchSize = builder.maxBatchSize;
         this.notReadyListener = builder.notReadyListener;
         this.mirror = builder.mirror == null ? null
                 : new BitmapMirror(name, keys::live, geometry, store, builder.mirror, MIRROR_LOADER);
@@ -151,7 +153,7 @@ public final class RedisBloomFilter {
                         builder.rolloutGrace, descriptor -> builder(name, FilterGenerations.geometry(descriptor), store)
                                 .keyPrefix(builder.keyPrefix).checkTimeout(checkTimeout).instanceId(instanceId)
                                 .keyType(FilterGenerations.keyType(descriptor)).journalRetention(journalRetention)
-                                .journalCapacity(journalCapacity).publishesAdds().build(),
+                                .journalCapacity(journalCapacity).maxBatchSize(maxBatchSize).publishesAdds().build(),
                         () -> MIRROR_LOADER.execute(this::notReady));
         if (mirror != null) {
             subscribe();
@@ -388,10 +390,14 @@ public final class RedisBloomFilter {
     /**
      * What the filter says about each of {@code keys}, in iteration order: one {@code BITFIELD_RO}
      * per shard that holds any of them, all sent before any reply is awaited, so a batch costs
-     * about one round trip per node. Null elements answer {@link Membership#PRESENT}: they are
-     * never checked, so never blocked.
+     * about one round trip per node; more than {@link Builder#maxBatchSize} keys are sent in
+     * chunks of that many, one after another. Null elements answer {@link Membership#PRESENT}:
+     * they are never checked, so never blocked.
      */
     public List<Membership> checkAll(Collection<?> keys) {
+        if (keys.size() > maxBatchSize) {
+            return Chunks.map(keys, maxBatchSize, this::checkAll);
+        }
         if (generations != null) {
             RedisBloomFilter answering = generations.answering();
             if (answering == null) {
@@ -427,6 +433,9 @@ public final class RedisBloomFilter {
      * never completes exceptionally.
      */
     public CompletableFuture<List<Membership>> checkAllAsync(Collection<?> keys) {
+        if (keys.size() > maxBatchSize) {
+            return Chunks.mapAsync(keys, maxBatchSize, this::checkAllAsync);
+        }
         if (generations != null) {
             RedisBloomFilter answering = generations.answering();
             if (answering == null) {
@@ -683,8 +692,15 @@ public final class RedisBloomFilter {
         addAll(List.of(key));
     }
 
-    /** Adds every non-null key of {@code keys}: one round trip per shard they fall in. */
+    /**
+     * Adds every non-null key of {@code keys}: one round trip per shard they fall in, per chunk of
+     * {@link Builder#maxBatchSize} keys. When one fails, the chunks before it stay added.
+     */
     public void addAll(Collection<?> keys) {
+        if (keys.size() > maxBatchSize) {
+            Chunks.forEach(keys, maxBatchSize, this::addAll);
+            return;
+        }
         AddBatch adds = new AddBatch(keys);
         if (adds.batch.isEmpty()) {
             return;
@@ -710,6 +726,9 @@ public final class RedisBloomFilter {
      * {@link BitmapStoreException} when Redis refused or did not answer.
      */
     public CompletableFuture<Void> addAllAsync(Collection<?> keys) {
+        if (keys.size() > maxBatchSize) {
+            return Chunks.forEachAsync(keys, maxBatchSize, this::addAllAsync);
+        }
         AddBatch adds = new AddBatch(keys);
         if (adds.batch.isEmpty()) {
             return CompletableFuture.completedFuture(null);
@@ -1552,6 +1571,7 @@ public final class RedisBloomFilter {
         private boolean publishesAdds;
         private Duration rolloutGrace;
         private double maxShrink = 0.5;
+        private int maxBatchSize = 1_000;
         private Consumer<RedisBloomFilter> notReadyListener;
         private MirrorSettings mirror;
         private KeyType keyType;
@@ -1615,6 +1635,17 @@ public final class RedisBloomFilter {
             checkArgument(journalRetention != null && !journalRetention.isNegative(),
                     "journal retention (%s) must not be negative", journalRetention);
             this.journalRetention = journalRetention;
+            return this;
+        }
+
+        /**
+         * Most keys of a batch sent in one command per shard (default 1,000): a larger batch is
+         * checked or added in chunks of this many, one after another, so that no caller makes
+         * Redis run one unbounded command while its other clients wait.
+         */
+        public Builder maxBatchSize(int maxBatchSize) {
+            checkArgument(maxBatchSize >= 1, "max batch size (%s) must be at least 1", maxBatchSize);
+            this.maxBatchSize = maxBatchSize;
             return this;
         }
 

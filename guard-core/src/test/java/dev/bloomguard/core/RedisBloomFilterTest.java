@@ -997,6 +997,31 @@ class RedisBloomFilterTest {
     }
 
     @Test
+    void batchesLargerThanTheMaxBatchSizeAnswerInOrderAsOneBatchWould() {
+        RedisBloomFilter whole = filter(FilterGeometry.withShards(10_000, 0.01, 3));
+        whole.load(LongStream.rangeClosed(1, 500).boxed());
+        RedisBloomFilter chunked = RedisBloomFilter.builder(filterName, FilterGeometry.withShards(10_000, 0.01, 3), store)
+                .checkTimeout(GENEROUS_CHECK_TIMEOUT).maxBatchSize(4).build();
+        List<Object> absent = absentKeys(whole, 30);
+        List<Object> batch = new ArrayList<>();
+        for (int i = 0; i < absent.size(); i++) {
+            batch.add(absent.get(i));
+            batch.add(i % 5 == 0 ? null : (long) (i * 13 + 1));
+        }
+        List<Membership> expected = whole.checkAll(batch);
+        assertThat(expected).contains(Membership.ABSENT, Membership.PRESENT);
+
+        assertThat(chunked.checkAll(batch)).isEqualTo(expected);
+        assertThat(chunked.checkAllAsync(batch).join()).isEqualTo(expected);
+
+        chunked.addAll(absent.subList(0, 15));
+        chunked.addAllAsync(absent.subList(15, 30)).join();
+        assertThat(whole.checkAll(absent)).as("every chunk of both adds landed").containsOnly(Membership.PRESENT);
+        assertThatThrownBy(() -> RedisBloomFilter.builder(filterName, FilterGeometry.of(10, 0.01), store).maxBatchSize(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("max batch size (0)");
+    }
+
+    @Test
     void asynchronousChecksAnswerUnavailableAndAddsFailWithinTheTimeoutWhenRedisIsDown() {
         RedisServer doomed = RedisServer.start();
         LettuceConnectionFactory doomedFactory = connect(doomed.port());

@@ -123,6 +123,7 @@ public class BloomGuardAutoConfiguration {
                     .maxShrink(settings.getRebuild().getMaxShrink())
                     .journalRetention(properties.getJournal().getRetention())
                     .journalCapacity(properties.getJournal().getCapacity())
+                    .maxBatchSize(properties.getMaxBatchSize())
                     .rollout(properties.getRollout().getHeartbeatInterval(), properties.getRollout().getGracePeriod())
                     .onNotReady(filter -> warmer.ifAvailable(available -> available.onNotReady(filter)))
                     .keyType(keyType);

@@ -51,6 +51,13 @@ public class BloomGuardProperties {
     /** Order of the guard advice; by default it runs outside (before) caching and transactions. */
     private int order = BloomGuardAdvisor.DEFAULT_ORDER;
 
+    /**
+     * Most keys of a batch (a collection or array key) sent to Redis in one command per shard; a
+     * larger batch is checked or added in chunks of this many, one after another, so that no
+     * request makes Redis run one unbounded command.
+     */
+    private int maxBatchSize = 1_000;
+
     /** How long a load lock outlives an instance that crashed while loading; renewed while the load runs. */
     private Duration lockTtl = Duration.ofSeconds(30);
 
@@ -124,6 +131,14 @@ public class BloomGuardProperties {
 
     public void setRedisTimeout(Duration redisTimeout) {
         this.redisTimeout = redisTimeout;
+    }
+
+    public int getMaxBatchSize() {
+        return maxBatchSize;
+    }
+
+    public void setMaxBatchSize(int maxBatchSize) {
+        this.maxBatchSize = maxBatchSize;
     }
 
     public Duration getWriteTimeout() {

@@ -41,6 +41,10 @@ final class FilterSettingsValidator {
                     + properties.getRollout().getGracePeriod() + ") must be at least four times"
                     + " bloom-guard.rollout.heartbeat-interval (" + properties.getRollout().getHeartbeatInterval() + ")");
         }
+        if (properties.getMaxBatchSize() < 1) {
+            throw new BloomGuardConfigurationException("bloom-guard.max-batch-size (" + properties.getMaxBatchSize()
+                    + ") must be at least 1");
+        }
         if (properties.getJournal().getCapacity() < 1) {
             throw new BloomGuardConfigurationException("bloom-guard.journal.capacity ("
                     + properties.getJournal().getCapacity() + ") must be at least 1");

@@ -13,7 +13,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.expression.EvaluationException;
+import org.springframework.expression.spel.SpelEvaluationException;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.bloomguard.core.Membership;
@@ -254,7 +254,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         try {
             key = put.key().resolve(target, arguments, value);
         }
-        catch (EvaluationException ex) {
+        catch (RuntimeException ex) {
             if (value == result) {
                 throw keyFailed(put.method(), put.filter(), ex);
             }
@@ -433,14 +433,24 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         try {
             return expression.resolve(target, arguments, result);
         }
-        catch (EvaluationException ex) {
+        catch (RuntimeException ex) {
             throw keyFailed(method, filter, ex);
         }
     }
 
-    private static BloomGuardException keyFailed(String method, String filter, EvaluationException ex) {
-        return new BloomGuardException("Key expression of " + method + " (filter '" + filter + "') failed: "
-                + ex.getMessage(), ex);
+    /**
+     * A key expression that failed on this call's arguments. What it threw is neither quoted nor
+     * kept as the cause: its message may quote the caller's input ({@code For input string: "..."}),
+     * which must reach neither an ERROR log nor an HTTP body; it is logged here at DEBUG.
+     */
+    private static BloomGuardException keyFailed(String method, String filter, RuntimeException ex) {
+        log.debug("Key expression of {} (filter '{}') failed", method, filter, ex);
+        String what = ex instanceof KeyExpression.NullPart ? ex.getMessage()
+                : ex.getClass().getName() + (ex instanceof SpelEvaluationException spel
+                        ? " (" + spel.getMessageCode().name() + ")" : "")
+                        + "; its message may quote the call's arguments, so it is logged at DEBUG by "
+                        + BloomGuardInterceptor.class.getName() + " only";
+        return new BloomGuardException("Key expression of " + method + " (filter '" + filter + "') failed: " + what);
     }
 
     /**

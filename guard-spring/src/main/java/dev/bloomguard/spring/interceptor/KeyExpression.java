@@ -235,7 +235,7 @@ abstract sealed class KeyExpression {
             ExpressionState state = new ExpressionState(context);
             for (SpelNode part : concatenated) {
                 if (part.getValue(state) == null) {
-                    throw new EvaluationException(part.toStringAST() + " is null, so the key cannot be formed");
+                    throw new NullPart(part.toStringAST() + " is null, so the key cannot be formed");
                 }
             }
         }
@@ -243,6 +243,14 @@ abstract sealed class KeyExpression {
         @Override
         boolean readsResult() {
             return expression.getExpressionString().matches(".*#result\\b.*");
+        }
+    }
+
+    /** A part of a concatenated key that is null: its message names the part as written, never a value. */
+    static final class NullPart extends EvaluationException {
+
+        NullPart(String message) {
+            super(message);
         }
     }
 

@@ -115,6 +115,12 @@ class StartupFailureTests {
     }
 
     @Test
+    void failsOnAMaxBatchSizeBelowOne() {
+        runner.withPropertyValues("bloom-guard.max-batch-size=0")
+                .run(failsWith("bloom-guard.max-batch-size (0) must be at least 1"));
+    }
+
+    @Test
     void failsOnACircuitBreakerThatCannotWork() {
         runner.withPropertyValues("bloom-guard.circuit-breaker.failure-rate=40")
                 .run(failsWith("bloom-guard.circuit-breaker: failure rate (40.0) must be in (0, 1]"));
