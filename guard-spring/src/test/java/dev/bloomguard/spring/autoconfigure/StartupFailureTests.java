@@ -14,6 +14,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.spring.BloomGuard;
 import dev.bloomguard.spring.BloomKeySource;
 import dev.bloomguard.spring.BloomPut;
@@ -293,6 +294,9 @@ class StartupFailureTests {
         runner.withUserConfiguration(PlainSources.class).withPropertyValues("bloom-guard.filters.user.source-bean=otherIds")
                 .run(context -> assertThat(context.getBean(FilterWarmer.class).tasks().get("user").source())
                         .isSameAs(context.getBean("otherIds")));
+        runner.withBean("componentIds", ComponentSource.class)
+                .run(context -> assertThat(context.getBean(FilterWarmer.class).tasks().get("user").source())
+                        .isSameAs(context.getBean("componentIds")));
     }
 
     @Test
@@ -336,6 +340,21 @@ class StartupFailureTests {
     /** A source of a few keys; enough for startup, which checks the choice without loading. */
     static KeySource fewKeys() {
         return RepositoryKeySource.of("a few ids", () -> Stream.of(1L, 2L, 3L));
+    }
+
+    /** A source declared as a component, the annotation on its class. */
+    @BloomKeySource("user")
+    static class ComponentSource implements KeySource {
+
+        @Override
+        public Stream<?> keys(RedisBloomFilter filter) {
+            return Stream.of(1L, 2L, 3L);
+        }
+
+        @Override
+        public String fingerprint(RedisBloomFilter filter) {
+            return "component:1";
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
