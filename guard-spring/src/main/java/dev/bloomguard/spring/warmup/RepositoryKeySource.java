@@ -3,7 +3,12 @@ package dev.bloomguard.spring.warmup;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
@@ -41,17 +46,25 @@ import dev.bloomguard.core.hash.KeyType;
  */
 public final class RepositoryKeySource implements KeySource {
 
+    private static final int ADD_BATCH = 1_000;
+
     private final String definition;
     private final Supplier<? extends Stream<?>> keys;
     private final PlatformTransactionManager transactions;
     private final TransactionDefinition transaction;
+    private final Since since;
+
+    /** What {@link #withCatchUp} was given. */
+    private record Since(Duration interval, Duration overlap, Function<Instant, ? extends Stream<?>> keys) {
+    }
 
     private RepositoryKeySource(String definition, Supplier<? extends Stream<?>> keys,
-            PlatformTransactionManager transactions, TransactionDefinition transaction) {
+            PlatformTransactionManager transactions, TransactionDefinition transaction, Since since) {
         this.definition = definition;
         this.keys = keys;
         this.transactions = transactions;
         this.transaction = transaction;
+        this.since = since;
     }
 
     /**
@@ -65,7 +78,7 @@ public final class RepositoryKeySource implements KeySource {
         if (definition == null || definition.isBlank()) {
             throw new IllegalArgumentException("definition (" + definition + ") must name what the stream reads");
         }
-        return new RepositoryKeySource(definition, Objects.requireNonNull(keys, "keys"), null, null);
+        return new RepositoryKeySource(definition, Objects.requireNonNull(keys, "keys"), null, null, null);
     }
 
     /**
@@ -94,17 +107,78 @@ public final class RepositoryKeySource implements KeySource {
     public RepositoryKeySource inTransaction(PlatformTransactionManager transactions,
             TransactionDefinition transaction) {
         return new RepositoryKeySource(definition, keys, Objects.requireNonNull(transactions, "transactions"),
-                Objects.requireNonNull(transaction, "transaction"));
+                Objects.requireNonNull(transaction, "transaction"), since);
+    }
+
+    /**
+     * This source, adding every {@code interval} the keys {@code keysSince} returns for a time:
+     * the start of the previous load or catch-up, less {@code overlap}, on this application's
+     * clock. Make {@code overlap} longer than the longest transaction that writes these keys (its
+     * timestamp is taken before it commits) plus any skew between this clock and the one that
+     * stamps the rows. Read in this source's transaction, if it has one.
+     *
+     * @throws IllegalArgumentException when {@code interval} is not positive or {@code overlap} is negative
+     */
+    public RepositoryKeySource withCatchUp(Duration interval, Duration overlap,
+            Function<Instant, ? extends Stream<?>> keysSince) {
+        if (interval == null || interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("interval (" + interval + ") must be positive");
+        }
+        if (overlap == null || overlap.isNegative()) {
+            throw new IllegalArgumentException("overlap (" + overlap + ") must not be negative");
+        }
+        return new RepositoryKeySource(definition, keys, transactions, transaction,
+                new Since(interval, overlap, Objects.requireNonNull(keysSince, "keysSince")));
+    }
+
+    @Override
+    public Optional<CatchUp> catchUp() {
+        return since == null ? Optional.empty() : Optional.of(new CatchUp() {
+
+            @Override
+            public Duration interval() {
+                return since.interval();
+            }
+
+            @Override
+            public Instant now() {
+                return Instant.now();
+            }
+
+            @Override
+            public Instant addSince(RedisBloomFilter filter, Instant from) {
+                Instant started = now();
+                try (Stream<?> written = read(() -> since.keys().apply(from.minus(since.overlap())))) {
+                    List<Object> batch = new ArrayList<>(ADD_BATCH);
+                    for (Iterator<?> keys = written.iterator(); keys.hasNext();) {
+                        Object key = keys.next();
+                        if (key != null) {
+                            batch.add(key);
+                        }
+                        if (batch.size() == ADD_BATCH) {
+                            filter.addAll(batch);
+                            batch.clear();
+                        }
+                    }
+                    filter.addAll(batch);
+                }
+                return started;
+            }
+        });
     }
 
     @Override
     public Stream<?> keys(RedisBloomFilter filter) {
+        return read(keys);
+    }
+
+    private Stream<?> read(Supplier<? extends Stream<?>> stream) {
         if (transactions == null) {
-            return keys.get();
+            return stream.get();
         }
         TransactionStatus status = transactions.getTransaction(transaction);
         try {
-            return keys.get().onClose(() -> transactions.rollback(status));
+            return stream.get().onClose(() -> transactions.rollback(status));
         }
         catch (RuntimeException | Error ex) {
             transactions.rollback(status);

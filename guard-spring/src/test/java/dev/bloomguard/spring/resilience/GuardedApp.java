@@ -1,5 +1,7 @@
 package dev.bloomguard.spring.resilience;
 
+import java.sql.Timestamp;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -13,6 +15,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.logging.LoggingApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.annotation.Transactional;
@@ -120,16 +123,25 @@ public class GuardedApp {
     }
 
     /**
-     * The key source of {@link Source#BEAN}: the query's stream, its text the definition. Not
-     * read-only: some tests' queries count their runs in a sequence.
+     * The key source of {@link Source#BEAN}: the query's stream, its text the definition, and the
+     * catch-up query's when there is one. Not read-only: some tests' queries count their runs in a
+     * sequence.
      */
     @Bean
     @ConditionalOnProperty("guarded.source-query")
     @BloomKeySource("user")
-    KeySource userIds(JdbcTemplate jdbc, PlatformTransactionManager transactions,
-            @Value("${guarded.source-query}") String query) {
-        return RepositoryKeySource.of(query, () -> jdbc.queryForStream(query, (row, number) -> row.getObject(1)))
+    KeySource userIds(JdbcTemplate jdbc, PlatformTransactionManager transactions, Environment environment) {
+        String query = environment.getRequiredProperty("guarded.source-query");
+        RepositoryKeySource source = RepositoryKeySource
+                .of(query, () -> jdbc.queryForStream(query, (row, number) -> row.getObject(1)))
                 .inTransaction(transactions, new DefaultTransactionDefinition());
+        String catchUp = environment.getProperty("guarded.catch-up-query");
+        if (catchUp == null) {
+            return source;
+        }
+        return source.withCatchUp(environment.getProperty("guarded.catch-up-interval", Duration.class),
+                Duration.ofMinutes(1), since -> jdbc.queryForStream(catchUp.replace(":since", "?"),
+                        (row, number) -> row.getObject(1), Timestamp.from(since)));
     }
 
     /**
@@ -210,7 +222,12 @@ public class GuardedApp {
                         : "guarded.source-query=" + warmupSql,
                 "spring.jdbc.template.fetch-size=10000",
                 "bloom-guard.filters.user.warmup.blocking=true"));
-        properties.addAll(List.of(extraProperties));
+        for (String extra : extraProperties) {
+            // A bean's catch-up is its own: the SQL source's catch-up properties configure it.
+            properties.add(source == Source.SQL ? extra
+                    : extra.replace("bloom-guard.filters.user.warmup.catch-up-sql=", "guarded.catch-up-query=")
+                            .replace("bloom-guard.filters.user.warmup.catch-up-interval=", "guarded.catch-up-interval="));
+        }
         SpringApplicationBuilder builder = new SpringApplicationBuilder(GuardedApp.class).web(WebApplicationType.NONE)
                 .properties(properties.toArray(String[]::new));
         // Tests start several instances at once in one JVM; Boot re-initialising the (JVM-wide)
