@@ -28,7 +28,7 @@ import dev.bloomguard.spring.warmup.FilterWarmer;
 /**
  * The {@code bloomguard} actuator endpoint: every filter's state, geometry, counts and last
  * warmup ({@code GET /actuator/bloomguard}), one filter ({@code GET /actuator/bloomguard/{filter}})
- * and an on-demand rebuild from the warmup SQL ({@code POST /actuator/bloomguard/{filter}}).
+ * and an on-demand rebuild from the filter's key source ({@code POST /actuator/bloomguard/{filter}}).
  *
  * <p>Reads show the {@link FilterStatusCache}'s last read (its {@code statusReadAt} says when),
  * so a dashboard polling them never makes Redis count bits. What this instance knows by itself
@@ -97,7 +97,7 @@ public final class BloomGuardEndpoint {
     }
 
     /**
-     * Starts a rebuild of {@code filter} from its warmup SQL and returns at once; the load runs
+     * Starts a rebuild of {@code filter} from its key source and returns at once; the load runs
      * in the background under the cross-instance load lock, and its result shows as the filter's
      * {@code lastLoad}. A rebuild (or warmup) already running in this instance is not started twice.
      * A load that reads far fewer keys than the live filter holds is refused (it shows as
@@ -109,7 +109,7 @@ public final class BloomGuardEndpoint {
      * of the filter already running starts nothing, and so no cooldown either.
      *
      * @throws InvalidEndpointRequestException (HTTP 400) when there is no such filter or it has no
-     *     warmup SQL to rebuild from
+     *     key source to rebuild from
      */
     @WriteOperation
     public WebEndpointResponse<RebuildDescriptor> rebuild(@Selector String filter) {
@@ -158,7 +158,8 @@ public final class BloomGuardEndpoint {
                 filter.instanceId(), filter.lastLoad().map(LoadDescriptor::of).orElse(null),
                 warmer != null && warmer.isWarming(filter.name()),
                 warmer == null ? null : warmer.lastFailure(filter.name()).map(FailureDescriptor::of).orElse(null),
-                statuses.circuitState().orElse(null), filter.mirrorStats().orElse(null));
+                statuses.circuitState().orElse(null), filter.mirrorStats().orElse(null),
+                warmer == null ? null : warmer.sourceDescription(filter.name()).orElse(null));
     }
 
     /** Every filter by name. */
@@ -185,12 +186,14 @@ public final class BloomGuardEndpoint {
      * @param lastFailure why this instance's last load failed or was refused, until one succeeds
      * @param circuit the circuit breaker in front of Redis: CLOSED, OPEN or HALF_OPEN
      * @param mirror the local mirror's pages, memory and lookups, when the filter has one
+     * @param source what the filter is loaded from ({@code warmup.sql}, or the key source bean's
+     *     description), when anything loads it
      */
     public record FilterDescriptor(String name, FilterState state, GeometryDescriptor geometry, String key,
             Long bitCount, Double fillRatio, Double estimatedFpp, Long approximateCount, Instant liveSince,
             Long liveKeys, String loadedBy, String lockHolder, Instant statusReadAt, String instance,
             LoadDescriptor lastLoad, boolean warming, FailureDescriptor lastFailure, CircuitBreaker.State circuit,
-            dev.bloomguard.core.mirror.MirrorStats mirror) implements OperationResponseBody {
+            dev.bloomguard.core.mirror.MirrorStats mirror, String source) implements OperationResponseBody {
     }
 
     /**

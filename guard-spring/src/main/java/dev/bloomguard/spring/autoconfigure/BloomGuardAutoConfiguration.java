@@ -55,11 +55,12 @@ import dev.bloomguard.spring.metrics.GuardObservations;
 import dev.bloomguard.spring.warmup.CatchUpQuery;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.spring.warmup.KeyColumn;
+import dev.bloomguard.spring.warmup.KeySource;
 import dev.bloomguard.spring.warmup.SqlKeySource;
 
 /**
  * The starter's core: the filters from {@code bloom-guard.filters}, the advisor behind
- * {@code @BloomGuard}/{@code @BloomPut}, and the SQL warmup. Every bean can be replaced by
+ * {@code @BloomGuard}/{@code @BloomPut}, and the warmup from SQL or a {@link KeySource} bean. Every bean can be replaced by
  * declaring one of the same type.
  *
  * <p>Size: the filters, both advisors and the warmer, with the startup checks each needs (key
@@ -106,6 +107,7 @@ public class BloomGuardAutoConfiguration {
             ObjectProvider<FilterWarmer> warmer, ObjectProvider<DataSource> primaryDataSource, BeanFactory beanFactory,
             Environment environment) {
         FilterSettingsValidator.validate(properties);
+        KeySourceBeans.resolve(properties, beanFactory);
         String keyPrefix = properties.effectiveKeyPrefix(environment.getProperty("spring.application.name"));
         Map<String, RedisBloomFilter> filters = new LinkedHashMap<>();
         String instanceId = ManagementFactory.getRuntimeMXBean().getName() + ":"
@@ -172,14 +174,24 @@ public class BloomGuardAutoConfiguration {
     public FilterWarmer bloomGuardFilterWarmer(BloomGuardProperties properties, BloomFilterRegistry registry,
             ObjectProvider<DataSource> primaryDataSource, BeanFactory beanFactory, ObjectProvider<GuardMetrics> metrics) {
         List<FilterWarmer.Task> tasks = new ArrayList<>();
+        Map<String, String> sourceBeans = KeySourceBeans.resolve(properties, beanFactory);
         properties.getFilters().forEach((name, settings) -> {
             BloomGuardProperties.Warmup warmup = settings.getWarmup();
-            SqlKeySource source = null;
-            CatchUpQuery catchUp = null;
-            if (warmup.getSql() != null && !warmup.getSql().isBlank()) {
+            KeySource source = null;
+            if (sourceBeans.containsKey(name)) {
+                source = beanFactory.getBean(sourceBeans.get(name), KeySource.class);
+                if (source.catchUp().isEmpty() && settings.getRebuild().getInterval().isZero()) {
+                    log.warn("Filter '{}' learns of new keys only through @BloomPut: keys written outside this"
+                            + " application are blocked until a load that never comes. Give its KeySource a"
+                            + " catchUp(), or set bloom-guard.filters.{}.rebuild.interval", name, name);
+                }
+            }
+            else if (warmup.getSql() != null && !warmup.getSql().isBlank()) {
                 DataSource dataSource = dataSource(name, warmup.getDatasource(), primaryDataSource, beanFactory);
-                source = new SqlKeySource(dataSource, warmup.getSql(), warmup.getFetchSize(), warmup.getKeyColumn());
-                catchUp = catchUp(warmup, dataSource);
+                CatchUpQuery catchUp = catchUp(warmup, dataSource);
+                SqlKeySource sql = new SqlKeySource(dataSource, warmup.getSql(), warmup.getFetchSize(),
+                        warmup.getKeyColumn());
+                source = catchUp == null ? sql : sql.withCatchUp(catchUp);
                 if (catchUp == null && settings.getRebuild().getInterval().isZero()) {
                     log.warn("Filter '{}' learns of new rows only through @BloomPut: rows written outside this"
                             + " application (another service, a batch job, plain SQL) are blocked until a load that never"
@@ -189,7 +201,7 @@ public class BloomGuardAutoConfiguration {
                 }
             }
             tasks.add(new FilterWarmer.Task(registry.filter(name), source, warmup.isOnStartup(), warmup.isBlocking(),
-                    settings.getRebuild().getInterval(), catchUp));
+                    settings.getRebuild().getInterval()));
         });
         return new FilterWarmer(tasks, properties.getLockTtl(), WAIT_POLL, properties.getRewindCheckInterval(),
                 () -> metrics.getIfAvailable(() -> GuardMetrics.NONE));

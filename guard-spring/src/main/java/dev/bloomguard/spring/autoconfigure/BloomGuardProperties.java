@@ -490,7 +490,14 @@ public class BloomGuardProperties {
         /** How the filter is filled from the database. */
         private Warmup warmup = new Warmup();
 
-        /** Periodic rebuilds from the warmup SQL, which drop deleted keys. */
+        /**
+         * Bean name of the KeySource that fills the filter instead of warmup.sql (a Spring Data
+         * repository's stream, MongoDB, another service), as @BloomKeySource on that bean does;
+         * empty: warmup.sql, or a bean annotated @BloomKeySource with this filter's name.
+         */
+        private String sourceBean = "";
+
+        /** Periodic rebuilds from the warmup SQL or source bean, which drop deleted keys. */
         private Rebuild rebuild = new Rebuild();
 
         /** A local copy of the bitmap that answers "present" without a Redis round trip. */
@@ -538,6 +545,14 @@ public class BloomGuardProperties {
 
         public Warmup getWarmup() {
             return warmup;
+        }
+
+        public String getSourceBean() {
+            return sourceBean;
+        }
+
+        public void setSourceBean(String sourceBean) {
+            this.sourceBean = sourceBean;
         }
 
         public void setWarmup(Warmup warmup) {
@@ -609,7 +624,7 @@ public class BloomGuardProperties {
         }
     }
 
-    /** Rebuilding a filter from its warmup SQL. */
+    /** Rebuilding a filter from its warmup SQL or source bean. */
     public static class Rebuild {
 
         /** Rebuild when the live filter is older than this, e.g. 6h; 0: never. Keys added meanwhile are kept. */

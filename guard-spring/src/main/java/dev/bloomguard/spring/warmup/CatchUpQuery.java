@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -30,7 +31,7 @@ import dev.bloomguard.spring.BloomGuardException;
  * {@code overlap} must be longer than the longest such transaction. Adds are idempotent, so
  * reading a row twice costs nothing but the read.
  */
-public final class CatchUpQuery {
+public final class CatchUpQuery implements KeySource.CatchUp {
 
     private static final Logger log = LoggerFactory.getLogger(CatchUpQuery.class);
 
@@ -82,12 +83,18 @@ public final class CatchUpQuery {
     }
 
     /** How often the query runs. */
+    @Override
     public Duration interval() {
         return interval;
     }
 
     /** The database's clock now; the application's when the database cannot say. */
-    public Timestamp databaseNow() {
+    @Override
+    public Instant now() {
+        return databaseNow().toInstant();
+    }
+
+    private Timestamp databaseNow() {
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
                 ResultSet now = statement.executeQuery("SELECT CURRENT_TIMESTAMP")) {
             if (now.next() && now.getTimestamp(1) != null) {
@@ -107,9 +114,10 @@ public final class CatchUpQuery {
      *
      * @return the database's clock when the query started: the next run's {@code since}
      */
-    public Timestamp addSince(RedisBloomFilter filter, Timestamp since) {
-        Timestamp started = databaseNow();
-        Timestamp from = new Timestamp(since.getTime() - overlap.toMillis());
+    @Override
+    public Instant addSince(RedisBloomFilter filter, Instant since) {
+        Instant started = now();
+        Timestamp from = Timestamp.from(since.minus(overlap));
         long added = 0;
         try (Connection connection = dataSource.getConnection();
                 PreparedStatement statement = connection.prepareStatement(sql)) {

@@ -1,6 +1,5 @@
 package dev.bloomguard.spring.warmup;
 
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -31,7 +30,8 @@ import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.metrics.LoadOutcome;
 
 /**
- * Keeps every filter warm: fills it from its SQL when the application starts, again whenever a
+ * Keeps every filter warm: fills it from its {@link KeySource} (its warmup SQL or a source bean)
+ * when the application starts, again whenever a
  * check finds it missing (a flush, an eviction, a failover to an empty replica), every
  * {@code rebuild.interval}, and on demand.
  *
@@ -61,14 +61,15 @@ public final class FilterWarmer implements SmartLifecycle {
     /**
      * One filter to keep warm.
      *
-     * @param source where its keys come from, or null when it has no warmup SQL
+     * @param source where its keys come from, or null when it has neither warmup SQL nor a source
+     *     bean (it is then loaded only by its owner's explicit loads); its {@link KeySource#catchUp()},
+     *     if any, runs every {@link KeySource.CatchUp#interval()}
      * @param onStartup warm when the application starts
      * @param blocking startup waits for the warmup
      * @param rebuildInterval rebuild when the live bitmap is older than this; zero: never
-     * @param catchUp adds rows written since the last load or catch-up, or null when there is none
      */
-    public record Task(RedisBloomFilter filter, SqlKeySource source, boolean onStartup, boolean blocking,
-            Duration rebuildInterval, CatchUpQuery catchUp) {
+    public record Task(RedisBloomFilter filter, KeySource source, boolean onStartup, boolean blocking,
+            Duration rebuildInterval) {
     }
 
     /**
@@ -92,7 +93,7 @@ public final class FilterWarmer implements SmartLifecycle {
     private final Map<String, Long> retryNotBefore = new ConcurrentHashMap<>();
     private final Map<String, Duration> retryDelay = new ConcurrentHashMap<>();
     private final Map<String, Failure> lastFailures = new ConcurrentHashMap<>();
-    private final Map<String, Timestamp> catchUpSince = new ConcurrentHashMap<>();
+    private final Map<String, Instant> catchUpSince = new ConcurrentHashMap<>();
     private volatile ExecutorService loads;
     private volatile ScheduledExecutorService scheduler;
     /**
@@ -159,9 +160,11 @@ public final class FilterWarmer implements SmartLifecycle {
                 long period = Math.max(1000, Math.min(interval.toMillis() / 4, Duration.ofMinutes(1).toMillis()));
                 scheduler.scheduleWithFixedDelay(() -> rebuildIfDue(task), period, period, TimeUnit.MILLISECONDS);
             }
-            if (task.source() != null && task.catchUp() != null) {
-                long period = task.catchUp().interval().toMillis();
-                scheduler.scheduleWithFixedDelay(() -> catchUp(task), period, period, TimeUnit.MILLISECONDS);
+            Optional<KeySource.CatchUp> catchUp = task.source() == null ? Optional.empty() : task.source().catchUp();
+            if (catchUp.isPresent()) {
+                long period = catchUp.get().interval().toMillis();
+                scheduler.scheduleWithFixedDelay(() -> catchUp(task, catchUp.get()), period, period,
+                        TimeUnit.MILLISECONDS);
             }
             task.filter().generations().ifPresent(generations -> {
                 long period = generations.heartbeatInterval().toMillis();
@@ -248,11 +251,11 @@ public final class FilterWarmer implements SmartLifecycle {
     }
 
     /**
-     * Rebuilds {@code filter} from its SQL now, under the load lock (waiting for another
+     * Rebuilds {@code filter} from its key source now, under the load lock (waiting for another
      * instance's load to finish first). Keys added meanwhile are kept. A load that reads far
      * fewer keys than the live filter holds is refused; see {@link #rebuild(String, boolean)}.
      *
-     * @throws IllegalArgumentException when the filter is unknown or has no warmup SQL
+     * @throws IllegalArgumentException when the filter is unknown or has no key source
      */
     public CompletableFuture<LoadReport> rebuild(String filter) {
         return rebuild(filter, false);
@@ -269,7 +272,7 @@ public final class FilterWarmer implements SmartLifecycle {
         }
         if (task.source() == null) {
             throw new IllegalArgumentException("Filter '" + filter + "' has no bloom-guard.filters." + filter
-                    + ".warmup.sql to rebuild from");
+                    + ".warmup.sql nor source bean to rebuild from");
         }
         return submit(task, () -> load(task, force));
     }
@@ -308,6 +311,11 @@ public final class FilterWarmer implements SmartLifecycle {
     /** The filters this warmer keeps warm, by name. */
     public Map<String, Task> tasks() {
         return java.util.Collections.unmodifiableMap(tasks);
+    }
+
+    /** What {@code filter} is loaded from ({@link KeySource#description()}); empty when nothing. */
+    public Optional<String> sourceDescription(String filter) {
+        return Optional.ofNullable(tasks.get(filter)).map(Task::source).map(KeySource::description);
     }
 
     /** True while a load of {@code filter} runs or waits in this instance. */
@@ -486,10 +494,10 @@ public final class FilterWarmer implements SmartLifecycle {
 
     private LoadReport loadNow(Task task, boolean force) {
         RedisBloomFilter filter = task.filter();
-        log.info("Filter '{}': loading from SQL ({})", filter.name(), filter.geometry());
+        log.info("Filter '{}': loading from {} ({})", filter.name(), task.source().description(), filter.geometry());
         long started = System.nanoTime();
         try {
-            Timestamp queryStart = task.catchUp() == null ? null : task.catchUp().databaseNow();
+            Instant queryStart = task.source().catchUp().map(KeySource.CatchUp::now).orElse(null);
             LoadReport report = loadComplete(task, force);
             metrics.get().recordLoad(filter.name(), LoadOutcome.SWAPPED, report.keys(), System.nanoTime() - started);
             if (queryStart != null) {
@@ -517,7 +525,7 @@ public final class FilterWarmer implements SmartLifecycle {
     private static LoadReport loadComplete(Task task, boolean force) {
         for (int attempt = 1;; attempt++) {
             try {
-                return task.source().loadInto(task.filter(), force);
+                return KeySource.load(task.source(), task.filter(), force);
             }
             catch (IncompleteLoadException ex) {
                 if (attempt == INCOMPLETE_LOAD_ATTEMPTS) {
@@ -536,28 +544,28 @@ public final class FilterWarmer implements SmartLifecycle {
      * has done neither starts from the live bitmap's load. Nothing live yet: the load to come
      * reads every row.
      */
-    private void catchUp(Task task) {
+    private void catchUp(Task task, KeySource.CatchUp catchUp) {
         RedisBloomFilter filter = task.filter();
         try {
-            Timestamp since = catchUpSince.get(filter.name());
+            Instant since = catchUpSince.get(filter.name());
             if (since == null) {
                 Optional<Instant> liveLoad = filter.liveLoadStarted();
                 if (liveLoad.isEmpty()) {
                     return;
                 }
-                since = Timestamp.from(liveLoad.get());
+                since = liveLoad.get();
             }
-            catchUpSince.merge(filter.name(), task.catchUp().addSince(filter, since), FilterWarmer::later);
+            catchUpSince.merge(filter.name(), catchUp.addSince(filter, since), FilterWarmer::later);
         }
         catch (RuntimeException ex) {
             log.warn("Filter '{}': catch-up failed ({}); rows written outside @BloomPut since the last one may be"
                     + " blocked until the next in {} ms", filter.name(), ex.getMessage(),
-                    task.catchUp().interval().toMillis());
+                    catchUp.interval().toMillis());
         }
     }
 
-    private static Timestamp later(Timestamp one, Timestamp other) {
-        return one.after(other) ? one : other;
+    private static Instant later(Instant one, Instant other) {
+        return one.isAfter(other) ? one : other;
     }
 
     private Duration age(Instant since) {

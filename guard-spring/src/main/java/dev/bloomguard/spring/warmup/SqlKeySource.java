@@ -9,6 +9,10 @@ import java.sql.Statement;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.Optional;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
 
 import javax.sql.DataSource;
 
@@ -18,20 +22,21 @@ import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.spring.BloomGuardException;
 
 /**
- * Streams the key column of a query (its only column, or the one named {@code keyColumn}) into
- * a filter's bulk load. Each row is canonicalised by the filter's key type, as lookups are.
+ * The key source of {@code warmup.sql}: streams the key column of a query (its only column, or
+ * the one named {@code keyColumn}) into a filter's bulk load. Each row is canonicalised by the filter's key type, as lookups are.
  *
  * <p>Memory stays constant whatever the table size: rows are fetched {@code fetchSize} at a time
  * through a forward-only cursor. PostgreSQL only uses a cursor inside a transaction, so
  * autocommit is switched off for the read (and restored after); MySQL's Connector/J streams
  * only with {@code useCursorFetch=true} on the URL.
  */
-public final class SqlKeySource {
+public final class SqlKeySource implements KeySource {
 
     private final DataSource dataSource;
     private final String sql;
     private final int fetchSize;
     private final String keyColumn;
+    private final CatchUpQuery catchUp;
 
     /** A source whose query returns one column, the key. */
     public SqlKeySource(DataSource dataSource, String sql, int fetchSize) {
@@ -40,10 +45,15 @@ public final class SqlKeySource {
 
     /** A source whose key is the column named {@code keyColumn}; empty: the query's only column. */
     public SqlKeySource(DataSource dataSource, String sql, int fetchSize, String keyColumn) {
+        this(dataSource, sql, fetchSize, keyColumn, null);
+    }
+
+    private SqlKeySource(DataSource dataSource, String sql, int fetchSize, String keyColumn, CatchUpQuery catchUp) {
         this.dataSource = dataSource;
         this.sql = sql;
         this.fetchSize = fetchSize;
         this.keyColumn = keyColumn == null ? "" : keyColumn.strip();
+        this.catchUp = catchUp;
     }
 
     /**
@@ -63,32 +73,43 @@ public final class SqlKeySource {
 
     /**
      * Runs the query and loads every key it returns into {@code filter}, swapping it in at the end;
-     * the load begins before the query runs, so that the swap can tell whether Redis kept every add
-     * made after the query's snapshot;
-     * see {@link RedisBloomFilter#load(Iterator, String, boolean)} for {@code force}.
+     * see {@link KeySource#load}.
      */
     public LoadReport loadInto(RedisBloomFilter filter, boolean force) {
-        try (Connection connection = dataSource.getConnection();
-                RedisBloomFilter.PendingLoad pending = filter.beginLoad()) {
-            boolean autoCommit = connection.getAutoCommit();
+        return KeySource.load(this, filter, force);
+    }
+
+    /**
+     * Runs the query inside a read-only transaction that closing the stream rolls back, and
+     * streams its key column. The column is checked against {@code filter}'s key type: at startup
+     * it was, unless the database was down then, or the schema changed since.
+     */
+    @Override
+    public Stream<?> keys(RedisBloomFilter filter) {
+        Connection connection = null;
+        Boolean autoCommit = null;
+        Statement statement = null;
+        try {
+            connection = dataSource.getConnection();
+            autoCommit = connection.getAutoCommit();
             connection.setAutoCommit(false);
-            try (Statement statement = connection.createStatement(ResultSet.TYPE_FORWARD_ONLY,
-                    ResultSet.CONCUR_READ_ONLY)) {
-                statement.setFetchSize(fetchSize);
-                try (ResultSet rows = statement.executeQuery(sql)) {
-                    KeyColumn column = KeyColumn.of(rows.getMetaData(), keyColumn, filter.name());
-                    // The column was checked at startup, unless the database was down then; or the schema changed since.
-                    filter.keyType().ifPresent(keyType -> column.keyType(keyType, filter.name()));
-                    return pending.load(new ColumnIterator(rows, column.index(), filter.name()), fingerprint(filter), force);
-                }
-            }
-            finally {
-                connection.rollback();
-                connection.setAutoCommit(autoCommit);
-            }
+            statement = connection.createStatement(ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY);
+            statement.setFetchSize(fetchSize);
+            ResultSet rows = statement.executeQuery(sql);
+            KeyColumn column = KeyColumn.of(rows.getMetaData(), keyColumn, filter.name());
+            filter.keyType().ifPresent(keyType -> column.keyType(keyType, filter.name()));
+            Cursor cursor = new Cursor(connection, autoCommit, statement, filter.name());
+            return StreamSupport.stream(Spliterators.spliteratorUnknownSize(
+                    new ColumnIterator(rows, column.index(), filter.name()), Spliterator.ORDERED), false)
+                    .onClose(cursor::close);
         }
         catch (SQLException ex) {
+            new Cursor(connection, autoCommit, statement, filter.name()).closeQuietly();
             throw new BloomGuardException("Warmup query of filter '" + filter.name() + "' failed: " + ex.getMessage(), ex);
+        }
+        catch (RuntimeException ex) {
+            new Cursor(connection, autoCommit, statement, filter.name()).closeQuietly();
+            throw ex;
         }
     }
 
@@ -100,12 +121,67 @@ public final class SqlKeySource {
      * may be taken as already warm. A filter without a key type keeps the query-only hash it
      * always had.
      */
+    @Override
     public String fingerprint(RedisBloomFilter filter) {
         Optional<KeyType> keyType = filter.keyType();
         String identity = keyType.isEmpty() && keyColumn.isEmpty() ? sql
                 : sql + "\n-- key-column: " + keyColumn + "\n-- key-type: " + keyType.map(KeyType::id).orElse("");
         return "sql:" + com.google.common.hash.Hashing.sha256()
                 .hashString(identity, java.nio.charset.StandardCharsets.UTF_8).toString().substring(0, 16);
+    }
+
+    /** {@code warmup.sql}: the query's text is configuration, not data, but stays in the log. */
+    @Override
+    public String description() {
+        return "warmup.sql";
+    }
+
+    /** This source with {@code warmup.catch-up-sql}. */
+    public SqlKeySource withCatchUp(CatchUpQuery catchUp) {
+        return new SqlKeySource(dataSource, sql, fetchSize, keyColumn, catchUp);
+    }
+
+    @Override
+    public Optional<CatchUp> catchUp() {
+        return Optional.ofNullable(catchUp);
+    }
+
+    /** The read's connection, autocommit restored and the transaction rolled back when the stream closes. */
+    private record Cursor(Connection connection, Boolean autoCommit, Statement statement, String filter) {
+
+        void close() {
+            try {
+                release();
+            }
+            catch (SQLException ex) {
+                throw new BloomGuardException("Closing the warmup query of filter '" + filter + "' failed: "
+                        + ex.getMessage(), ex);
+            }
+        }
+
+        void closeQuietly() {
+            try {
+                release();
+            }
+            catch (SQLException | RuntimeException ex) {
+                // The failure that brought us here is the one to report.
+            }
+        }
+
+        private void release() throws SQLException {
+            if (connection == null) {
+                return;
+            }
+            try (Connection closing = connection) {
+                if (statement != null) {
+                    statement.close();
+                }
+                if (autoCommit != null) {
+                    closing.rollback();
+                    closing.setAutoCommit(autoCommit);
+                }
+            }
+        }
     }
 
     /** The key column of each row, read as its natural Java type (Long, UUID, String, BigDecimal). */

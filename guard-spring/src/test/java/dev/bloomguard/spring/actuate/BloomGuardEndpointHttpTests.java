@@ -11,6 +11,8 @@ import java.util.function.Supplier;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
@@ -19,7 +21,9 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.annotation.Bean;
 import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -30,9 +34,12 @@ import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.BloomKeySource;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.TestHttp;
 import dev.bloomguard.spring.metrics.BloomGuardMetricNames;
+import dev.bloomguard.spring.warmup.KeySource;
+import dev.bloomguard.spring.warmup.RepositoryKeySource;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
@@ -60,7 +67,9 @@ import io.micrometer.core.instrument.MeterRegistry;
                 "bloom-guard.filters.broken.expected-insertions=1000",
                 "bloom-guard.filters.broken.warmup.sql=SELECT CAST(v AS bigint) AS id FROM (VALUES ('1'), ('"
                         + BloomGuardEndpointHttpTests.ROW_TEXT + "')) AS t(v)",
-                "bloom-guard.filters.broken.warmup.on-startup=false" })
+                "bloom-guard.filters.broken.warmup.on-startup=false",
+                "bloom-guard.filters.streamed.expected-insertions=10000",
+                "bloom-guard.filters.streamed.warmup.blocking=true" })
 @DirtiesContext
 @ExtendWith(OutputCaptureExtension.class)
 class BloomGuardEndpointHttpTests {
@@ -74,7 +83,10 @@ class BloomGuardEndpointHttpTests {
     @DynamicPropertySource
     static void servers(DynamicPropertyRegistry registry) {
         RealServers.execute("DROP TABLE IF EXISTS actuate_items", "CREATE TABLE actuate_items (id BIGINT PRIMARY KEY)",
-                "INSERT INTO actuate_items SELECT g FROM generate_series(1, " + ITEMS + ") g");
+                "INSERT INTO actuate_items SELECT g FROM generate_series(1, " + ITEMS + ") g",
+                "DROP TABLE IF EXISTS actuate_streamed_items",
+                "CREATE TABLE actuate_streamed_items (id BIGINT PRIMARY KEY)",
+                "INSERT INTO actuate_streamed_items SELECT g FROM generate_series(1, " + ITEMS + ") g");
         RealServers.registerRedis(registry);
         RealServers.registerPostgres(registry);
     }
@@ -126,7 +138,7 @@ class BloomGuardEndpointHttpTests {
 
         JsonNode filters = get("/actuator/bloomguard").path("filters");
         assertThat(filters.fieldNames()).toIterable().containsExactly("loaded", "rebuilt", "idle", "grown", "cooled",
-                "broken");
+                "broken", "streamed");
         assertThat(filters.path("rebuilt").path("state").asText()).isEqualTo("READY");
         assertThat(filters.path("idle").path("state").asText()).isEqualTo("DEGRADED");
         assertThat(filters.path("idle").has("lastLoad")).isFalse();
@@ -163,27 +175,30 @@ class BloomGuardEndpointHttpTests {
         assertThat(new TestHttp(port).get("/actuator/bloomguard/nope").getStatusCode().value()).isEqualTo(404);
     }
 
-    @Test
-    void postRebuildsTheFilterFromItsWarmupSqlInTheBackground() {
-        JsonNode before = get("/actuator/bloomguard/rebuilt");
+    /** {@code rebuilt} is warmed from its SQL, {@code streamed} from a key source bean over a table of its own. */
+    @ParameterizedTest
+    @CsvSource({ "rebuilt, actuate_items, warmup.sql", "streamed, actuate_streamed_items, stream actuate_streamed_items" })
+    void postRebuildsTheFilterFromItsKeySourceInTheBackground(String filter, String table, String source) {
+        JsonNode before = get("/actuator/bloomguard/" + filter);
+        assertThat(before.path("source").asText()).isEqualTo(source);
         assertThat(before.path("state").asText()).isEqualTo("READY");
         assertThat(before.path("liveKeys").asLong()).isEqualTo(ITEMS);
         Instant liveSinceBefore = Instant.parse(before.path("liveSince").asText());
-        RealServers.execute("INSERT INTO actuate_items SELECT g FROM generate_series(" + (ITEMS + 1) + ", "
+        RealServers.execute("INSERT INTO " + table + " SELECT g FROM generate_series(" + (ITEMS + 1) + ", "
                 + (ITEMS + 1_000) + ") g");
 
-        ResponseEntity<String> response = new TestHttp(port).post("/actuator/bloomguard/rebuilt");
+        ResponseEntity<String> response = new TestHttp(port).post("/actuator/bloomguard/" + filter);
 
         assertThat(response.getStatusCode().value()).isEqualTo(200);
-        assertThat(TestHttp.json(response.getBody()).path("filter").asText()).isEqualTo("rebuilt");
+        assertThat(TestHttp.json(response.getBody()).path("filter").asText()).isEqualTo(filter);
         assertThat(TestHttp.json(response.getBody()).path("rebuild").asText()).isEqualTo("started");
-        JsonNode after = poll(() -> get("/actuator/bloomguard/rebuilt"),
+        JsonNode after = poll(() -> get("/actuator/bloomguard/" + filter),
                 node -> Instant.parse(node.path("liveSince").asText()).isAfter(liveSinceBefore));
         assertThat(Instant.parse(after.path("lastLoad").path("finishedAt").asText())).isAfter(liveSinceBefore);
         assertThat(after.path("liveKeys").asLong()).isEqualTo(ITEMS + 1_000);
         assertThat(after.path("lastLoad").path("keys").asLong()).isEqualTo(ITEMS + 1_000);
         assertThat(after.path("state").asText()).isEqualTo("READY");
-        assertThat(registry.filter("rebuilt").mightContain(ITEMS + 1_000L)).isTrue();
+        assertThat(registry.filter(filter).mightContain(ITEMS + 1_000L)).isTrue();
     }
 
     @Test
@@ -297,5 +312,12 @@ class BloomGuardEndpointHttpTests {
     @SpringBootConfiguration
     @EnableAutoConfiguration
     static class App {
+
+        @Bean
+        @BloomKeySource("streamed")
+        KeySource streamedItems(JdbcTemplate jdbc) {
+            return RepositoryKeySource.of("actuate_streamed_items",
+                    () -> jdbc.queryForStream("SELECT id FROM actuate_streamed_items", (row, number) -> row.getLong(1)));
+        }
     }
 }

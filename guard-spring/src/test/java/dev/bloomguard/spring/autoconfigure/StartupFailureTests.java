@@ -4,6 +4,7 @@ import static dev.bloomguard.spring.autoconfigure.StartupFailures.failsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Optional;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -13,9 +14,14 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.spring.BloomGuard;
+import dev.bloomguard.spring.BloomKeySource;
 import dev.bloomguard.spring.BloomPut;
 import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.spring.warmup.FilterWarmer;
+import dev.bloomguard.spring.warmup.KeySource;
+import dev.bloomguard.spring.warmup.RepositoryKeySource;
 
 /** Every configuration mistake DESIGN.md lists fails startup with a message naming the property or method. */
 class StartupFailureTests {
@@ -284,6 +290,126 @@ class StartupFailureTests {
         runner.withPropertyValues("bloom-guard.filters.user.warmup.catch-up-sql=SELECT id FROM users WHERE created_at > :since")
                 .run(failsWith("bloom-guard.filters.user.warmup.catch-up-sql is set but",
                         "bloom-guard.filters.user.warmup.sql is not"));
+    }
+
+    @Test
+    void startsWithAKeySourceBeanChosenByAnnotationOrByName() {
+        runner.withUserConfiguration(AnnotatedSource.class)
+                .run(context -> assertThat(context.getBean(FilterWarmer.class).tasks().get("user").source())
+                        .isSameAs(context.getBean("userIds")));
+        runner.withUserConfiguration(PlainSources.class).withPropertyValues("bloom-guard.filters.user.source-bean=otherIds")
+                .run(context -> assertThat(context.getBean(FilterWarmer.class).tasks().get("user").source())
+                        .isSameAs(context.getBean("otherIds")));
+        runner.withBean("componentIds", ComponentSource.class)
+                .run(context -> assertThat(context.getBean(FilterWarmer.class).tasks().get("user").source())
+                        .isSameAs(context.getBean("componentIds")));
+    }
+
+    @Test
+    void failsOnAFilterWithBothWarmupSqlAndASourceBean() {
+        withWarmupTable().withUserConfiguration(AnnotatedSource.class)
+                .withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT id FROM startup_keys")
+                .run(failsWith("bloom-guard.filters.user", "both bloom-guard.filters.user.warmup.sql",
+                        "'userIds'", "choose one"));
+    }
+
+    @Test
+    void failsOnTwoBeansClaimingOneFilter() {
+        runner.withUserConfiguration(AnnotatedSource.class, SecondAnnotatedSource.class)
+                .run(failsWith("filter 'user'", "'userIds'", "'moreUserIds'"));
+        runner.withUserConfiguration(AnnotatedSource.class, PlainSources.class)
+                .withPropertyValues("bloom-guard.filters.user.source-bean=otherIds")
+                .run(failsWith("bloom-guard.filters.user.source-bean", "'otherIds'", "'userIds'"));
+    }
+
+    @Test
+    void failsOnASourceBeanThatIsMissingOrNotAKeySource() {
+        runner.withPropertyValues("bloom-guard.filters.user.source-bean=nowhere")
+                .run(failsWith("bloom-guard.filters.user.source-bean names 'nowhere'", "no bean of that name"));
+        runner.withUserConfiguration(PlainSources.class).withPropertyValues("bloom-guard.filters.user.source-bean=notASource")
+                .run(failsWith("bloom-guard.filters.user.source-bean names 'notASource'", "not a KeySource"));
+    }
+
+    @Test
+    void failsOnABloomKeySourceNamingAnUndeclaredFilter() {
+        runner.withUserConfiguration(UndeclaredFilterSource.class)
+                .run(failsWith("@BloomKeySource(\"users\") on bean 'userIds'", "filter 'users' is not configured",
+                        "configured: user, quiet"));
+    }
+
+    @Test
+    void failsOnABloomKeySourceOnABeanThatIsNotAKeySource() {
+        runner.withUserConfiguration(AnnotatedNonSource.class)
+                .run(failsWith("@BloomKeySource(\"user\") on bean 'userNames'", "not a KeySource"));
+    }
+
+    /** A source of a few keys; enough for startup, which checks the choice without loading. */
+    static KeySource fewKeys() {
+        return RepositoryKeySource.of("a few ids", () -> Stream.of(1L, 2L, 3L));
+    }
+
+    /** A source declared as a component, the annotation on its class. */
+    @BloomKeySource("user")
+    static class ComponentSource implements KeySource {
+
+        @Override
+        public Stream<?> keys(RedisBloomFilter filter) {
+            return Stream.of(1L, 2L, 3L);
+        }
+
+        @Override
+        public String fingerprint(RedisBloomFilter filter) {
+            return "component:1";
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class AnnotatedSource {
+        @Bean
+        @BloomKeySource("user")
+        KeySource userIds() {
+            return fewKeys();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SecondAnnotatedSource {
+        @Bean
+        @BloomKeySource("user")
+        KeySource moreUserIds() {
+            return fewKeys();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PlainSources {
+        @Bean
+        KeySource otherIds() {
+            return fewKeys();
+        }
+
+        @Bean
+        String notASource() {
+            return "not a source";
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UndeclaredFilterSource {
+        @Bean
+        @BloomKeySource("users")
+        KeySource userIds() {
+            return fewKeys();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class AnnotatedNonSource {
+        @Bean
+        @BloomKeySource("user")
+        String userNames() {
+            return "not a source";
+        }
     }
 
     public interface Finder {

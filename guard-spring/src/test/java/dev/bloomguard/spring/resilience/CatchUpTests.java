@@ -10,6 +10,8 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -23,7 +25,7 @@ import dev.bloomguard.spring.RealServers;
 
 /**
  * Rows that another service, a batch job or plain SQL inserts never pass through
- * {@code @BloomPut}: {@code warmup.catch-up-sql} brings them in, and a filter that has neither
+ * {@code @BloomPut}: {@code warmup.catch-up-sql} (or a key source bean's catch-up) brings them in, and a filter that has neither
  * it nor a rebuild interval is named at startup.
  */
 @ExtendWith(OutputCaptureExtension.class)
@@ -49,9 +51,12 @@ class CatchUpTests {
         redis.close();
     }
 
-    @Test
-    void aRowInsertedByPlainSqlIsNotBlockedOnceTheCatchUpQueryHasRun() throws Exception {
-        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), prefix(), TABLE, WARMUP_SQL,
+    /** With a bean, {@link GuardedApp} turns the catch-up properties into the bean's own catch-up. */
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void aRowInsertedByPlainSqlIsNotBlockedOnceTheCatchUpQueryHasRun(GuardedApp.Source source) throws Exception {
+        RealServers.execute("DELETE FROM " + TABLE + " WHERE id > 5000000");
+        try (ConfigurableApplicationContext context = GuardedApp.start(source, redis.port(), prefix(), TABLE, WARMUP_SQL,
                 "bloom-guard.filters.user.warmup.catch-up-sql=" + CATCH_UP_SQL,
                 "bloom-guard.filters.user.warmup.catch-up-interval=300ms")) {
             RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");

@@ -1,5 +1,7 @@
 package dev.bloomguard.spring.resilience;
 
+import java.sql.Timestamp;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -8,18 +10,25 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.logging.LoggingApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.DefaultTransactionDefinition;
 
 import reactor.core.publisher.Mono;
 
 import dev.bloomguard.spring.BloomGuard;
+import dev.bloomguard.spring.BloomKeySource;
 import dev.bloomguard.spring.BloomPut;
 import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.spring.warmup.KeySource;
+import dev.bloomguard.spring.warmup.RepositoryKeySource;
 
 /**
  * A small application guarding a user directory, started as many times as a test needs
@@ -105,6 +114,36 @@ public class GuardedApp {
         return new Users(jdbc, table);
     }
 
+    /** Where the tests' filter {@code user} is warmed from: the same query either way. */
+    public enum Source {
+        /** {@code bloom-guard.filters.user.warmup.sql}. */
+        SQL,
+        /** A {@code @BloomKeySource("user")} bean streaming the query through {@code JdbcTemplate}. */
+        BEAN
+    }
+
+    /**
+     * The key source of {@link Source#BEAN}: the query's stream, its text the definition, and the
+     * catch-up query's when there is one. Not read-only: some tests' queries count their runs in a
+     * sequence.
+     */
+    @Bean
+    @ConditionalOnProperty("guarded.source-query")
+    @BloomKeySource("user")
+    KeySource userIds(JdbcTemplate jdbc, PlatformTransactionManager transactions, Environment environment) {
+        String query = environment.getRequiredProperty("guarded.source-query");
+        RepositoryKeySource source = RepositoryKeySource
+                .of(query, () -> jdbc.queryForStream(query, (row, number) -> row.getObject(1)))
+                .inTransaction(transactions, new DefaultTransactionDefinition());
+        String catchUp = environment.getProperty("guarded.catch-up-query");
+        if (catchUp == null) {
+            return source;
+        }
+        return source.withCatchUp(environment.getProperty("guarded.catch-up-interval", Duration.class),
+                Duration.ofMinutes(1), since -> jdbc.queryForStream(catchUp.replace(":since", "?"),
+                        (row, number) -> row.getObject(1), Timestamp.from(since)));
+    }
+
     /**
      * Calls {@code find(id)} until the guard lets it through, and fails (saying {@code what}) once
      * it has been blocked for {@code bound} since {@code since} ({@link System#nanoTime}).
@@ -154,9 +193,15 @@ public class GuardedApp {
 
     /**
      * Starts one instance on Redis at {@code redisPort}, warming filter {@code user} with
-     * {@code warmupSql} from the shared test PostgreSQL, and creating users in {@code table}.
+     * {@code warmupSql} (as its warmup SQL) from the shared test PostgreSQL, and creating users in {@code table}.
      */
     public static ConfigurableApplicationContext start(int redisPort, String keyPrefix, String table,
+            String warmupSql, String... extraProperties) {
+        return start(Source.SQL, redisPort, keyPrefix, table, warmupSql, extraProperties);
+    }
+
+    /** As {@link #start(int, String, String, String, String...)}, warming from {@code source}. */
+    public static ConfigurableApplicationContext start(Source source, int redisPort, String keyPrefix, String table,
             String warmupSql, String... extraProperties) {
         List<String> properties = new ArrayList<>(List.of(
                 "guarded.table=" + table,
@@ -173,9 +218,16 @@ public class GuardedApp {
                 "bloom-guard.lock-ttl=5s",
                 "bloom-guard.filters.user.expected-insertions=100000",
                 "bloom-guard.filters.user.fpp=0.01",
-                "bloom-guard.filters.user.warmup.sql=" + warmupSql,
+                source == Source.SQL ? "bloom-guard.filters.user.warmup.sql=" + warmupSql
+                        : "guarded.source-query=" + warmupSql,
+                "spring.jdbc.template.fetch-size=10000",
                 "bloom-guard.filters.user.warmup.blocking=true"));
-        properties.addAll(List.of(extraProperties));
+        for (String extra : extraProperties) {
+            // A bean's catch-up is its own: the SQL source's catch-up properties configure it.
+            properties.add(source == Source.SQL ? extra
+                    : extra.replace("bloom-guard.filters.user.warmup.catch-up-sql=", "guarded.catch-up-query=")
+                            .replace("bloom-guard.filters.user.warmup.catch-up-interval=", "guarded.catch-up-interval="));
+        }
         SpringApplicationBuilder builder = new SpringApplicationBuilder(GuardedApp.class).web(WebApplicationType.NONE)
                 .properties(properties.toArray(String[]::new));
         // Tests start several instances at once in one JVM; Boot re-initialising the (JVM-wide)

@@ -20,6 +20,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -68,14 +70,15 @@ class MultipleInstancesTests {
         RealServers.execute("DELETE FROM " + TABLE + " WHERE id > 100000");
     }
 
-    @Test
-    void twoInstancesStartingTogetherRunTheWarmupQueryOnce() throws Exception {
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void twoInstancesStartingTogetherRunTheWarmupQueryOnce(GuardedApp.Source source) throws Exception {
         String prefix = prefix();
         long before = warmupCalls();
         ExecutorService starter = Executors.newFixedThreadPool(2);
         try {
-            Future<ConfigurableApplicationContext> first = starter.submit(() -> GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL));
-            Future<ConfigurableApplicationContext> second = starter.submit(() -> GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL));
+            Future<ConfigurableApplicationContext> first = starter.submit(() -> GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL));
+            Future<ConfigurableApplicationContext> second = starter.submit(() -> GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL));
             try (ConfigurableApplicationContext a = first.get(60, TimeUnit.SECONDS);
                     ConfigurableApplicationContext b = second.get(60, TimeUnit.SECONDS)) {
                 assertThat(warmupCalls() - before).as("warmup queries run").isEqualTo(1);
@@ -84,7 +87,7 @@ class MultipleInstancesTests {
                     assertThat(filter.isReady()).isTrue();
                     assertThat(filter.check(100_000L)).isEqualTo(Membership.PRESENT);
                 }
-                try (ConfigurableApplicationContext restarted = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL)) {
+                try (ConfigurableApplicationContext restarted = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL)) {
                     assertThat(warmupCalls() - before).as("a restarted instance finds the filter live").isEqualTo(1);
                     assertThat(restarted.getBean(BloomFilterRegistry.class).filter("user").isReady()).isTrue();
                 }
@@ -95,14 +98,15 @@ class MultipleInstancesTests {
         }
     }
 
-    @Test
-    void rebuildsUnderConcurrentAddsFromEveryInstanceLoseNoKey() throws Exception {
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void rebuildsUnderConcurrentAddsFromEveryInstanceLoseNoKey(GuardedApp.Source source) throws Exception {
         String prefix = prefix();
         // What is asserted is that no key is lost across swaps, not timing: with GuardedApp's 50 ms
         // timeout, six writers on a busy 2-core machine can open the circuit and fail a rebuild's lock.
-        try (ConfigurableApplicationContext a = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL,
+        try (ConfigurableApplicationContext a = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL,
                 "bloom-guard.redis-timeout=2s");
-                ConfigurableApplicationContext b = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL,
+                ConfigurableApplicationContext b = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL,
                         "bloom-guard.redis-timeout=2s")) {
             List<GuardedApp.Directory> directories = List.of(a.getBean(GuardedApp.Directory.class),
                     b.getBean(GuardedApp.Directory.class));
@@ -160,10 +164,11 @@ class MultipleInstancesTests {
         }
     }
 
-    @Test
-    void checksAndAddsDuringSwapsSeeNoFalseNegative() throws Exception {
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void checksAndAddsDuringSwapsSeeNoFalseNegative(GuardedApp.Source source) throws Exception {
         String prefix = prefix();
-        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL)) {
+        try (ConfigurableApplicationContext context = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL)) {
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
             List<Long> present = LongStream.rangeClosed(1, 50_000).map(i -> 2 * i).boxed().toList();
             Queue<String> falseNegatives = new ConcurrentLinkedQueue<>();

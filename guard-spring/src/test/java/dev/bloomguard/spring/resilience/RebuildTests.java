@@ -12,6 +12,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -53,9 +55,10 @@ class RebuildTests {
         redis.close();
     }
 
-    @Test
-    void rebuildsWhenTheLiveFilterIsOlderThanTheIntervalAndDropsDeletedKeys() throws Exception {
-        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), prefix(), TABLE, WARMUP_SQL,
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void rebuildsWhenTheLiveFilterIsOlderThanTheIntervalAndDropsDeletedKeys(GuardedApp.Source source) throws Exception {
+        try (ConfigurableApplicationContext context = GuardedApp.start(source, redis.port(), prefix(), TABLE, WARMUP_SQL,
                 "bloom-guard.filters.user.rebuild.interval=2s")) {
             RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
             Instant firstLoad = filter.liveSince().orElseThrow();
@@ -76,37 +79,39 @@ class RebuildTests {
         }
     }
 
-    @Test
-    void aRestartedInstanceRewarmsOnlyAStaleFilter() throws Exception {
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void aRestartedInstanceRewarmsOnlyAStaleFilter(GuardedApp.Source source) throws Exception {
         String prefix = prefix();
         long before = warmupCalls();
-        try (ConfigurableApplicationContext first = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL,
+        try (ConfigurableApplicationContext first = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL,
                 "bloom-guard.filters.user.rebuild.interval=1h")) {
             assertThat(warmupCalls() - before).isEqualTo(1);
         }
-        try (ConfigurableApplicationContext fresh = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL,
+        try (ConfigurableApplicationContext fresh = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL,
                 "bloom-guard.filters.user.rebuild.interval=1h")) {
             assertThat(warmupCalls() - before).as("younger than the interval: not warmed again").isEqualTo(1);
         }
         Thread.sleep(1_100);
-        try (ConfigurableApplicationContext stale = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL,
+        try (ConfigurableApplicationContext stale = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL,
                 "bloom-guard.filters.user.rebuild.interval=1s")) {
             assertThat(warmupCalls() - before).as("older than the interval: warmed again").isEqualTo(2);
             assertThat(stale.getBean(BloomFilterRegistry.class).filter("user").isReady()).isTrue();
         }
     }
 
-    @Test
-    void aRestartWithAChangedWarmupQueryReloadsEvenAFreshFilter() throws Exception {
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void aRestartWithAChangedWarmupQueryReloadsEvenAFreshFilter(GuardedApp.Source source) throws Exception {
         String prefix = prefix();
         RealServers.execute("DROP TABLE IF EXISTS rebuilt_more_users", "CREATE TABLE rebuilt_more_users (id BIGINT)",
                 "INSERT INTO rebuilt_more_users VALUES (1000001)");
-        try (ConfigurableApplicationContext first = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL)) {
+        try (ConfigurableApplicationContext first = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL)) {
             assertThat(first.getBean(BloomFilterRegistry.class).filter("user").isReady()).isTrue();
         }
         String widened = "SELECT id FROM counted_rebuilt_users() UNION ALL SELECT id FROM rebuilt_more_users";
         long before = warmupCalls();
-        try (ConfigurableApplicationContext changed = GuardedApp.start(redis.port(), prefix, TABLE, widened)) {
+        try (ConfigurableApplicationContext changed = GuardedApp.start(source, redis.port(), prefix, TABLE, widened)) {
             assertThat(warmupCalls() - before).as("the new query ran").isEqualTo(1);
             assertThat(changed.getBean(GuardedApp.Directory.class).find(1_000_001L))
                     .as("a key only the new query returns").isEqualTo(1_000_001L);
@@ -118,18 +123,19 @@ class RebuildTests {
      * takes seconds: the old filter stays live meanwhile, complete and fresh, and must not block
      * a key only the new query returns.
      */
-    @Test
-    void whileAChangedQueryReloadsInTheBackgroundTheOldFilterBlocksNoKeyOfTheNewOne() throws Exception {
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void whileAChangedQueryReloadsInTheBackgroundTheOldFilterBlocksNoKeyOfTheNewOne(GuardedApp.Source source) throws Exception {
         String prefix = prefix();
         RealServers.execute("DROP TABLE IF EXISTS rebuilt_late_users", "CREATE TABLE rebuilt_late_users (id BIGINT)",
                 "INSERT INTO rebuilt_late_users VALUES (1000003)");
-        try (ConfigurableApplicationContext first = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL)) {
+        try (ConfigurableApplicationContext first = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL)) {
             assertThat(first.getBean(BloomFilterRegistry.class).filter("user").check(1_000_003L))
                     .isEqualTo(Membership.ABSENT);
         }
         String slowWidened = "SELECT id FROM counted_rebuilt_users() UNION ALL "
                 + "SELECT id FROM rebuilt_late_users, pg_sleep(3) AS pause";
-        try (ConfigurableApplicationContext changed = GuardedApp.start(redis.port(), prefix, TABLE, slowWidened,
+        try (ConfigurableApplicationContext changed = GuardedApp.start(source, redis.port(), prefix, TABLE, slowWidened,
                 "bloom-guard.filters.user.warmup.blocking=false")) {
             RedisBloomFilter filter = changed.getBean(BloomFilterRegistry.class).filter("user");
             GuardedApp.Directory directory = changed.getBean(GuardedApp.Directory.class);
@@ -149,9 +155,10 @@ class RebuildTests {
      * scheduled rebuild is refused, the old filter stays live and blocking, the refusal is visible,
      * the next try waits for the next rebuild, and only a forced rebuild installs the small filter.
      */
-    @Test
-    void aRebuildThatReadsFarFewerKeysThanTheLiveFilterIsRefusedUntilForced() throws Exception {
-        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), prefix(), TABLE, WARMUP_SQL,
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void aRebuildThatReadsFarFewerKeysThanTheLiveFilterIsRefusedUntilForced(GuardedApp.Source source) throws Exception {
+        try (ConfigurableApplicationContext context = GuardedApp.start(source, redis.port(), prefix(), TABLE, WARMUP_SQL,
                 "bloom-guard.filters.user.rebuild.interval=3s")) {
             RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
             FilterWarmer warmer = context.getBean(FilterWarmer.class);
@@ -181,6 +188,19 @@ class RebuildTests {
             assertThat(warmer.rebuild("user", true).get(20, java.util.concurrent.TimeUnit.SECONDS).keys()).isZero();
             assertThat(filter.check(2L)).as("a forced rebuild installs what the query returned").isEqualTo(Membership.ABSENT);
             assertThat(warmer.lastFailure("user")).isEmpty();
+        }
+    }
+
+    /**
+     * The fingerprint stored with the live bitmap is what tells a restarted instance that the
+     * filter came from its own query: a SQL filter keeps the value earlier releases stored, or
+     * an upgrade would reload every filter at once.
+     */
+    @Test
+    void theSqlSourceStoresTheFingerprintEarlierReleasesStored() {
+        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), prefix(), TABLE, WARMUP_SQL)) {
+            assertThat(context.getBean(BloomFilterRegistry.class).filter("user").liveSourceId())
+                    .contains("sql:7a821ccbe84948d6");
         }
     }
 

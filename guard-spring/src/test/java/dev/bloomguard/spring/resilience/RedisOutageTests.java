@@ -16,6 +16,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -73,9 +75,10 @@ class RedisOutageTests {
         redis.close();
     }
 
-    @Test
-    void redisStoppedMidTrafficNeverFailsACallerAndTheFilterComesBackByItself() throws Exception {
-        try (ConfigurableApplicationContext context = start()) {
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void redisStoppedMidTrafficNeverFailsACallerAndTheFilterComesBackByItself(GuardedApp.Source source) throws Exception {
+        try (ConfigurableApplicationContext context = start(source)) {
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
             RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
             BitmapStore store = context.getBean(BitmapStore.class);
@@ -204,9 +207,10 @@ class RedisOutageTests {
         }
     }
 
-    @Test
-    void flushAllUnderTrafficBlocksNoPresentKeyAndBlockingResumesAfterReWarm() throws Exception {
-        try (ConfigurableApplicationContext context = start();
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void flushAllUnderTrafficBlocksNoPresentKeyAndBlockingResumesAfterReWarm(GuardedApp.Source source) throws Exception {
+        try (ConfigurableApplicationContext context = start(source);
                 RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
                 StatefulRedisConnection<String, String> admin = client.connect()) {
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
@@ -336,12 +340,13 @@ class RedisOutageTests {
      * {@code @BloomPut}: the query's snapshot predates the user, and the journal that would carry
      * it onto the new bitmap went with the flush. That load must not go live; the next one does.
      */
-    @Test
-    void flushAllWhileARebuildQueryRunsLosesNoKeyCommittedAfterItsSnapshot() throws Exception {
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void flushAllWhileARebuildQueryRunsLosesNoKeyCommittedAfterItsSnapshot(GuardedApp.Source source) throws Exception {
         RealServers.execute("DROP TABLE IF EXISTS outage_pause", "CREATE TABLE outage_pause (seconds FLOAT)",
                 "INSERT INTO outage_pause VALUES (0)");
         String slowQuery = "SELECT u.id FROM " + TABLE + " u, (SELECT pg_sleep(p.seconds) FROM outage_pause p) pause";
-        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), "outage" + (++testNumber), TABLE,
+        try (ConfigurableApplicationContext context = GuardedApp.start(source, redis.port(), "outage" + (++testNumber), TABLE,
                 slowQuery);
                 RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
                 StatefulRedisConnection<String, String> admin = client.connect()) {
@@ -369,7 +374,11 @@ class RedisOutageTests {
     }
 
     private ConfigurableApplicationContext start() {
-        return GuardedApp.start(redis.port(), "outage" + (++testNumber), TABLE, WARMUP_SQL);
+        return start(GuardedApp.Source.SQL);
+    }
+
+    private ConfigurableApplicationContext start(GuardedApp.Source source) {
+        return GuardedApp.start(source, redis.port(), "outage" + (++testNumber), TABLE, WARMUP_SQL);
     }
 
     /** Whether the guard rejects {@code id} right now. */

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.bloomguard.embedded.RedisServer;
@@ -27,8 +29,9 @@ class RedisRewindTests {
     /** The check interval, plus the reconnect to the restarted Redis and a busy CI machine's margin. */
     private static final Duration BOUND = REWIND_CHECK.plusSeconds(4);
 
-    @Test
-    void aRowAddedAfterTheSnapshotRedisRestartedFromIsNotBlockedBeyondTheRewindCheck() throws Exception {
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void aRowAddedAfterTheSnapshotRedisRestartedFromIsNotBlockedBeyondTheRewindCheck(GuardedApp.Source source) throws Exception {
         RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
                 "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 5000) g");
         String warmup = "SELECT id FROM " + TABLE;
@@ -36,8 +39,8 @@ class RedisRewindTests {
         try (RedisServer redis = RedisServer.start();
                 RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
                 StatefulRedisConnection<String, String> admin = client.connect();
-                ConfigurableApplicationContext writer = GuardedApp.start(redis.port(), "rewind", TABLE, warmup, check);
-                ConfigurableApplicationContext reader = GuardedApp.start(redis.port(), "rewind", TABLE, warmup, check)) {
+                ConfigurableApplicationContext writer = GuardedApp.start(source, redis.port(), "rewind", TABLE, warmup, check);
+                ConfigurableApplicationContext reader = GuardedApp.start(source, redis.port(), "rewind", TABLE, warmup, check)) {
             GuardedApp.Directory writing = writer.getBean(GuardedApp.Directory.class);
             GuardedApp.Directory reading = reader.getBean(GuardedApp.Directory.class);
             assertThat(GuardedApp.rejected(reading)).as("the filter blocks before the rewind").isGreaterThan(950);

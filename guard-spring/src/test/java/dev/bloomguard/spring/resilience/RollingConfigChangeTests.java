@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.bloomguard.embedded.RedisServer;
@@ -28,8 +30,9 @@ class RollingConfigChangeTests {
     private static final String[] FAST_ROLLOUT = { "bloom-guard.rollout.heartbeat-interval=200ms",
             "bloom-guard.rollout.grace-period=2s", "bloom-guard.journal.retention=1s" };
 
-    @Test
-    void rowsCreatedThroughEitherConfigurationAreFoundThroughBothDuringAndAfterTheRollout() throws Exception {
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void rowsCreatedThroughEitherConfigurationAreFoundThroughBothDuringAndAfterTheRollout(GuardedApp.Source source) throws Exception {
         RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
                 "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 5000) g");
         String warmup = "SELECT id FROM " + TABLE;
@@ -38,13 +41,13 @@ class RollingConfigChangeTests {
         try (RedisServer redis = RedisServer.start();
                 RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
                 StatefulRedisConnection<String, String> admin = client.connect()) {
-            ConfigurableApplicationContext old = GuardedApp.start(redis.port(), "rollout", TABLE, warmup, FAST_ROLLOUT);
+            ConfigurableApplicationContext old = GuardedApp.start(source, redis.port(), "rollout", TABLE, warmup, FAST_ROLLOUT);
             GuardedApp.Directory oldInstance = old.getBean(GuardedApp.Directory.class);
             List<Long> created = new ArrayList<>();
             created.add(oldInstance.create());
             String oldLive = onlyLiveKey(admin);
 
-            try (ConfigurableApplicationContext upgraded = GuardedApp.start(redis.port(), "rollout", TABLE, warmup,
+            try (ConfigurableApplicationContext upgraded = GuardedApp.start(source, redis.port(), "rollout", TABLE, warmup,
                     newConfig.toArray(String[]::new))) {
                 GuardedApp.Directory newInstance = upgraded.getBean(GuardedApp.Directory.class);
                 assertThat(liveKeys(admin)).as("the new configuration's generation beside the old").hasSize(2);
@@ -87,20 +90,21 @@ class RollingConfigChangeTests {
      * {@code WHERE deleted = false} would): once the new instance loads the filter from its
      * query, the old instance, whose query still returns those rows, must not block them.
      */
-    @Test
-    void anInstanceOfTheOldWarmupQueryBlocksNoneOfItsRowsOnceTheNewQueryIsLoaded() throws Exception {
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void anInstanceOfTheOldWarmupQueryBlocksNoneOfItsRowsOnceTheNewQueryIsLoaded(GuardedApp.Source source) throws Exception {
         RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
                 "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 5000) g");
         Duration check = Duration.ofMillis(200);
         String[] fastCheck = { "bloom-guard.rewind-check-interval=" + check.toMillis() + "ms" };
         try (RedisServer redis = RedisServer.start();
-                ConfigurableApplicationContext old = GuardedApp.start(redis.port(), "rollout-sql", TABLE,
+                ConfigurableApplicationContext old = GuardedApp.start(source, redis.port(), "rollout-sql", TABLE,
                         "SELECT id FROM " + TABLE, fastCheck)) {
             GuardedApp.Directory oldInstance = old.getBean(GuardedApp.Directory.class);
             assertThat(GuardedApp.rejected(oldInstance)).isGreaterThan(950);
             long[] onlyInOldQuery = { 5_002, 7_500, 9_998, 10_000 };
 
-            try (ConfigurableApplicationContext upgraded = GuardedApp.start(redis.port(), "rollout-sql", TABLE,
+            try (ConfigurableApplicationContext upgraded = GuardedApp.start(source, redis.port(), "rollout-sql", TABLE,
                     "SELECT id FROM " + TABLE + " WHERE id <= 5000", fastCheck)) {
                 long loaded = System.nanoTime(); // the new instance's startup loaded its query
                 for (long id : onlyInOldQuery) {

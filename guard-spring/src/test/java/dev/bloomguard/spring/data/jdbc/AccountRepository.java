@@ -2,7 +2,9 @@ package dev.bloomguard.spring.data.jdbc;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
+import org.springframework.data.jdbc.repository.query.Query;
 import org.springframework.data.repository.CrudRepository;
 
 import dev.bloomguard.spring.BloomGuard;
@@ -22,4 +24,8 @@ interface AccountRepository extends CrudRepository<AccountRow, Long> {
 
     @BloomPut(filter = "account", key = "#result.![id]")
     <S extends AccountRow> List<S> saveAll(Iterable<S> accounts);
+
+    /** Every id, read from a cursor: the key source of filter {@code account-stream}. */
+    @Query("SELECT id FROM data_jdbc_accounts")
+    Stream<Long> streamAllIds();
 }

@@ -11,12 +11,21 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.PlatformTransactionManager;
 
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.BloomKeySource;
 import dev.bloomguard.spring.BootNames;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.data.Rejections;
+import dev.bloomguard.spring.warmup.FilterWarmer;
+import dev.bloomguard.spring.warmup.KeySource;
+import dev.bloomguard.spring.warmup.RepositoryKeySource;
 
 /**
  * The README's first example as a user writes it: annotations on the interface of a Spring Data
@@ -35,7 +44,9 @@ import dev.bloomguard.spring.data.Rejections;
         "bloom-guard.filters.account-email.warmup.blocking=true",
         "bloom-guard.filters.order.expected-insertions=20000",
         "bloom-guard.filters.order.warmup.sql=SELECT id FROM data_jdbc_orders",
-        "bloom-guard.filters.order.warmup.blocking=true" })
+        "bloom-guard.filters.order.warmup.blocking=true",
+        "bloom-guard.filters.account-stream.expected-insertions=20000",
+        "bloom-guard.filters.account-stream.warmup.blocking=true" })
 class SpringDataJdbcRepositoryTests {
 
     /** Present account and order ids are 1..ROWS, and the saved ones just above; ids past a million never exist. */
@@ -61,6 +72,12 @@ class SpringDataJdbcRepositoryTests {
 
     @Autowired
     OrderCrudRepository orderCrud;
+
+    @Autowired
+    BloomFilterRegistry registry;
+
+    @Autowired
+    FilterWarmer warmer;
 
     @Test
     void findByIdOnTheRepositoryInterfacePassesPresentIdsAndRejectsAbsentOnes() {
@@ -114,8 +131,31 @@ class SpringDataJdbcRepositoryTests {
         }
     }
 
+    /**
+     * Filter {@code account-stream} has no SQL: the README's {@code @BloomKeySource} bean fills it
+     * from the repository's streaming query, inside a read-only transaction (PostgreSQL streams
+     * a cursor only inside one).
+     */
+    @Test
+    void aFilterWarmedFromARepositoryStreamPassesEveryRowAndBlocksAbsentOnes() {
+        RedisBloomFilter filter = registry.filter("account-stream");
+        assertThat(filter.liveSourceId()).hasValueSatisfying(source -> assertThat(source).startsWith("stream:"));
+        List<Long> present = LongStream.rangeClosed(1, ROWS).boxed().toList();
+        assertThat(filter.checkAll(present)).containsOnly(Membership.PRESENT);
+        long absent = filter.checkAll(LongStream.rangeClosed(1_000_001, 1_002_000).boxed().toList()).stream()
+                .filter(answer -> answer == Membership.ABSENT).count();
+        assertThat(absent).as("absent ids blocked").isGreaterThan(1_900);
+        assertThat(warmer.sourceDescription("account-stream")).contains("stream accounts.streamAllIds");
+    }
+
     @SpringBootConfiguration
     @EnableAutoConfiguration(excludeName = { BootNames.R2DBC_3, BootNames.R2DBC_4 })
     static class App {
+
+        @Bean
+        @BloomKeySource("account-stream")
+        KeySource accountIds(AccountRepository accounts, PlatformTransactionManager transactions) {
+            return RepositoryKeySource.of("accounts.streamAllIds", accounts::streamAllIds).inTransaction(transactions);
+        }
     }
 }
