@@ -319,6 +319,12 @@ public class BloomGuardAutoConfiguration {
         }
 
         @Override
+        public boolean singleFlight(String filter) {
+            BloomGuardProperties.Filter settings = properties.getFilters().get(filter);
+            return settings != null && settings.isSingleFlight();
+        }
+
+        @Override
         public Iterable<String> names() {
             return properties.getFilters().keySet();
         }

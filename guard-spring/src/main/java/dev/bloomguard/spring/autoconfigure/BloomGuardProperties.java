@@ -476,6 +476,13 @@ public class BloomGuardProperties {
         /** What a guarded call does when its key is definitely absent: throw or return-empty. */
         private OnAbsent onAbsent = OnAbsent.THROW;
 
+        /**
+         * Whether concurrent calls of one guarded method with equal arguments that passed the
+         * filter share one call on this instance (blocking methods only; never inside a
+         * transaction, nor after a @BloomPut to the filter that the shared call may have missed).
+         */
+        private boolean singleFlight = false;
+
         /** Number of shards; 0 derives it from bloom-guard.max-shard-size. Changing it builds the filter under new keys. */
         private int shards = 0;
 
@@ -541,6 +548,14 @@ public class BloomGuardProperties {
 
         public void setOnAbsent(OnAbsent onAbsent) {
             this.onAbsent = onAbsent;
+        }
+
+        public boolean isSingleFlight() {
+            return singleFlight;
+        }
+
+        public void setSingleFlight(boolean singleFlight) {
+            this.singleFlight = singleFlight;
         }
 
         public Warmup getWarmup() {

@@ -70,6 +70,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     private static final ThreadLocal<PutDone> PUT_DONE = new ThreadLocal<>();
 
     private final PendingAdds pendingAdds;
+    private final SingleFlight flights = new SingleFlight();
     private volatile BloomFilterRegistry resolvedRegistry;
     private volatile GuardMetrics resolvedMetrics;
     private volatile GuardObservations resolvedObservations;
@@ -116,6 +117,9 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         if (operations == null) {
             return invocation.proceed();
         }
+        if (operations.put() != null && operations.put().singleFlight()) {
+            flights.writing(operations.put().filter());
+        }
         switch (operations.returns().kind()) {
             case STAGE -> {
                 return StageCalls.invoke(this, invocation, operations);
@@ -135,7 +139,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             return guard.emptyResult().get();
         }
         if (operations.put() == null) {
-            return invocation.proceed();
+            return guard != null && guard.singleFlight() ? flights.run(guard.filter(), invocation) : invocation.proceed();
         }
         // BloomPutAdvisor, inside any transaction, normally adds the key; should it not be in this
         // proxy's chain (a proxy built by hand with this advisor alone), the add happens here.
@@ -165,6 +169,9 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         Object target = invocation.getThis();
         Class<?> targetClass = target == null ? null : AopUtils.getTargetClass(target);
         BloomOperations operations = source.get(invocation.getMethod(), targetClass);
+        if (operations != null && operations.put() != null && operations.put().singleFlight()) {
+            flights.writing(operations.put().filter());
+        }
         Object result = invocation.proceed();
         if (operations != null && operations.put() != null && operations.returns().kind() == ReturnKind.Kind.PLAIN) {
             add(operations.put(), target, invocation.getArguments(), result);
@@ -271,6 +278,9 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
      * once the key is in the filter, or fails with {@link BloomGuardException}.
      */
     CompletableFuture<Void> addAsync(BloomOperations.Put put, Object target, Object[] arguments, Object result) {
+        if (put.singleFlight()) {
+            flights.writing(put.filter());
+        }
         try {
             Object key = putKey(put, target, arguments, result);
             if (key == null) {
@@ -379,6 +389,9 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     }
 
     private void add(BloomOperations.Put put, Object target, Object[] arguments, Object result) {
+        if (put.singleFlight()) {
+            flights.writing(put.filter());
+        }
         Object key = putKey(put, target, arguments, result);
         if (key == null) {
             return;

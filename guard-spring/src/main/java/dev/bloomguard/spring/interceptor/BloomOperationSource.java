@@ -45,6 +45,11 @@ public final class BloomOperationSource {
         /** The filter's on-absent policy, or empty when no such filter is configured. */
         Optional<Boolean> returnsEmpty(String filter);
 
+        /** Whether the filter's admitted calls share one call per method and arguments ({@code single-flight}). */
+        default boolean singleFlight(String filter) {
+            return false;
+        }
+
         /** Configured filter names, for error messages. */
         Iterable<String> names();
     }
@@ -90,8 +95,9 @@ public final class BloomOperationSource {
         Method putDeclaration = declaration(candidates, BloomPut.class, method);
         Method declaration = guard != null ? guardDeclaration : putDeclaration;
         String where = ClassUtils.getQualifiedMethodName(declaration, targetClass);
-        return new BloomOperations(guard == null ? null : guard(guard, guardDeclaration, where),
-                put == null ? null : put(put, putDeclaration, where), ReturnKind.of(declaration, where));
+        ReturnKind returns = ReturnKind.of(declaration, where);
+        return new BloomOperations(guard == null ? null : guard(guard, guardDeclaration, where, returns),
+                put == null ? null : put(put, putDeclaration, where), returns);
     }
 
     /**
@@ -149,13 +155,19 @@ public final class BloomOperationSource {
         candidates.add(method);
     }
 
-    private BloomOperations.Guard guard(BloomGuard guard, Method method, String where) {
+    private BloomOperations.Guard guard(BloomGuard guard, Method method, String where, ReturnKind returns) {
         String at = "@BloomGuard on " + where;
         boolean returnsEmpty = returnsEmpty(guard.filter(), at);
         KeyExpression key = KeyExpression.compile(guard.key(), method, false, at, parser, parameterNames);
         Keys.checkDeclared(key, guard.key(), method, at);
+        boolean singleFlight = catalog.singleFlight(guard.filter());
+        if (singleFlight && returns.kind() != ReturnKind.Kind.PLAIN) {
+            throw new BloomGuardConfigurationException(at + ": filter '" + guard.filter() + "' has single-flight on,"
+                    + " which shares blocking calls only, and this method returns " + method.getReturnType().getName()
+                    + "; turn bloom-guard.filters." + guard.filter() + ".single-flight off or guard it with another filter");
+        }
         return new BloomOperations.Guard(guard.filter(), key,
-                returnsEmpty ? EmptyResults.forMethod(method, at) : null, where);
+                returnsEmpty ? EmptyResults.forMethod(method, at) : null, where, singleFlight);
     }
 
     private BloomOperations.Put put(BloomPut put, Method method, String where) {
@@ -163,7 +175,7 @@ public final class BloomOperationSource {
         returnsEmpty(put.filter(), at);
         KeyExpression key = KeyExpression.compile(put.key(), method, true, at, parser, parameterNames);
         Keys.checkDeclared(key, put.key(), method, at);
-        return new BloomOperations.Put(put.filter(), key, where);
+        return new BloomOperations.Put(put.filter(), key, where, catalog.singleFlight(put.filter()));
     }
 
     private boolean returnsEmpty(String filter, String at) {

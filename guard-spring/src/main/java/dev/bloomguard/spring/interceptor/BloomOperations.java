@@ -14,10 +14,15 @@ record BloomOperations(Guard guard, Put put, ReturnKind returns) {
 
     /**
      * @param emptyResult what a rejected call returns, or null to throw
+     * @param singleFlight whether concurrent admitted calls with equal arguments share one call ({@link SingleFlight})
      */
-    record Guard(String filter, KeyExpression key, Supplier<Object> emptyResult, String method) {
+    record Guard(String filter, KeyExpression key, Supplier<Object> emptyResult, String method, boolean singleFlight) {
     }
 
-    record Put(String filter, KeyExpression key, String method) {
+    /**
+     * @param singleFlight whether the filter has {@code single-flight}: the put then ends the
+     *     joining of flights that may have missed its row ({@link SingleFlight#writing})
+     */
+    record Put(String filter, KeyExpression key, String method, boolean singleFlight) {
     }
 }

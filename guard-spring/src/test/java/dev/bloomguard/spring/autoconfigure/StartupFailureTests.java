@@ -107,6 +107,14 @@ class StartupFailureTests {
     }
 
     @Test
+    void failsOnSingleFlightForAMethodThatDoesNotBlock() {
+        runner.withPropertyValues("bloom-guard.filters.user.single-flight=true")
+                .withUserConfiguration(AsyncKey.class)
+                .run(failsWith("AsyncKeyService.byId", "filter 'user' has single-flight on",
+                        "java.util.concurrent.CompletableFuture", "bloom-guard.filters.user.single-flight"));
+    }
+
+    @Test
     void failsOnFppOutsideZeroOne() {
         runner.withPropertyValues("bloom-guard.filters.user.fpp=1.5")
                 .run(failsWith("bloom-guard.filters.user.fpp (1.5) must be in (0, 1)"));
@@ -599,6 +607,21 @@ class StartupFailureTests {
         @BloomGuard(filter = "user", key = "#p0")
         public String byStream(java.util.stream.Stream<Long> ids) {
             return "stream";
+        }
+    }
+
+    static class AsyncKeyService {
+        @BloomGuard(filter = "user", key = "#id")
+        public java.util.concurrent.CompletableFuture<String> byId(long id) {
+            return java.util.concurrent.CompletableFuture.completedFuture("async");
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class AsyncKey {
+        @Bean
+        AsyncKeyService asyncKeyService() {
+            return new AsyncKeyService();
         }
     }
 
