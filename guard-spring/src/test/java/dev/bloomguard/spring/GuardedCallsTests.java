@@ -22,18 +22,35 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.cache.Cache;
+import org.springframework.cache.CacheManager;
+import org.springframework.cache.annotation.Cacheable;
+import org.springframework.cache.annotation.EnableCaching;
+import org.springframework.cache.concurrent.ConcurrentMapCache;
+import org.springframework.cache.concurrent.ConcurrentMapCacheManager;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 /**
  * The whole path against real PostgreSQL and Redis: filters warmed from SQL at startup
@@ -56,7 +73,10 @@ import io.micrometer.observation.ObservationHandler;
         "bloom-guard.filters.account.expected-insertions=10000",
         "bloom-guard.filters.account.warmup.sql=SELECT id FROM guarded_accounts",
         "bloom-guard.filters.account.warmup.blocking=true",
-        "bloom-guard.filters.empty.expected-insertions=1000" })
+        "bloom-guard.filters.empty.expected-insertions=1000",
+        "bloom-guard.filters.mirrored.expected-insertions=1000",
+        "bloom-guard.filters.mirrored.local-mirror.enabled=true",
+        "bloom-guard.filters.mirrored.local-mirror.max-memory=1MB" })
 class GuardedCallsTests {
 
     /** Present user ids are the even numbers 2..400,000; odd numbers were never inserted. */
@@ -68,7 +88,8 @@ class GuardedCallsTests {
                 "CREATE TABLE guarded_users (id BIGINT PRIMARY KEY)",
                 "INSERT INTO guarded_users SELECT 2 * g FROM generate_series(1, " + USERS + ") g",
                 "CREATE TABLE guarded_accounts (id UUID PRIMARY KEY)",
-                "INSERT INTO guarded_accounts SELECT md5(g::text)::uuid FROM generate_series(1, 1000) g");
+                "INSERT INTO guarded_accounts SELECT md5(g::text)::uuid FROM generate_series(1, 1000) g",
+                "DROP TABLE IF EXISTS guarded_ledger", "CREATE TABLE guarded_ledger (id BIGINT PRIMARY KEY)");
         RealServers.registerRedis(registry);
         RealServers.registerPostgres(registry);
     }
@@ -96,6 +117,18 @@ class GuardedCallsTests {
 
     @Autowired
     StoppedObservations observations;
+
+    @Autowired
+    Catalog catalog;
+
+    @Autowired
+    CountingCacheManager caches;
+
+    @Autowired
+    Ledger ledger;
+
+    @Autowired
+    PlatformTransactionManager transactionManager;
 
     @Test
     void warmedFilterHasNoFalseNegatives() {
@@ -296,6 +329,96 @@ class GuardedCallsTests {
         assertThat(count("empty", "bypassed") - bypassed).isEqualTo(1);
         assertThat(meters.get("bloomguard.checks").tag("filter", "empty").tag("outcome", "bypassed")
                 .tag("reason", "not-ready").counter().count()).as("reason=not-ready").isEqualTo(count("empty", "bypassed"));
+    }
+
+    @Test
+    void withTheDefaultOrderTheGuardRunsBeforeTheCacheSoAnAbsentKeyNeverReachesIt() {
+        long present = 400_000;
+        long absent = firstAbsent();
+        double checks = totalChecks("user");
+        assertThat(catalog.find(present)).isEqualTo("user " + present);
+        assertThat(catalog.find(present)).as("the second call, a cache hit").isEqualTo("user " + present);
+        assertThat(catalog.calls()).as("the method ran once; the cache answered the second call").isEqualTo(1);
+        assertThat(totalChecks("user") - checks).as("both calls were checked, the cache hit too").isEqualTo(2);
+
+        int lookups = caches.lookups();
+        assertThatThrownBy(() -> catalog.find(absent)).isInstanceOf(BloomGuardRejectedException.class);
+        assertThat(caches.lookups()).as("cache lookups for the absent key").isEqualTo(lookups);
+        assertThat(catalog.calls()).isEqualTo(1);
+    }
+
+    @Test
+    void aCacheOrderedOutsideTheGuardAnswersItsHitsWithoutACheck() {
+        try (ConfigurableApplicationContext outside = new SpringApplicationBuilder(CacheOutsideTheGuard.class)
+                .web(WebApplicationType.NONE)
+                .properties("spring.data.redis.host=" + RealServers.redis().host(),
+                        "spring.data.redis.port=" + RealServers.redis().port(),
+                        "spring.datasource.url=" + RealServers.postgres().jdbcUrl(),
+                        "spring.datasource.username=" + RealServers.postgres().username(),
+                        "spring.datasource.password=" + RealServers.postgres().password(),
+                        "spring.jmx.enabled=false", "bloom-guard.key-prefix=cache-outside",
+                        "bloom-guard.redis-timeout=5s", "bloom-guard.filters.product.expected-insertions=1000")
+                .run()) {
+            outside.getBean(BloomFilterRegistry.class).filter("product").load(Stream.of(1L, 2L, 3L));
+            Products products = outside.getBean(Products.class);
+            MeterRegistry outsideMeters = outside.getBean(MeterRegistry.class);
+            java.util.function.DoubleSupplier checks = () -> outsideMeters.get("bloomguard.checks")
+                    .tag("filter", "product").counters().stream().mapToDouble(counter -> counter.count()).sum();
+
+            assertThat(products.find(1)).isEqualTo("product 1");
+            assertThat(checks.getAsDouble()).isEqualTo(1);
+            assertThat(products.find(1)).as("a cache hit").isEqualTo("product 1");
+            assertThat(checks.getAsDouble()).as("the cache hit was not checked").isEqualTo(1);
+            assertThat(products.calls()).isEqualTo(1);
+
+            long absent = LongStream.iterate(1_001, id -> id + 1)
+                    .filter(id -> outside.getBean(BloomFilterRegistry.class).filter("product").check(id)
+                            == Membership.ABSENT).findFirst().getAsLong();
+            assertThatThrownBy(() -> products.find(absent)).isInstanceOf(BloomGuardRejectedException.class);
+            assertThatThrownBy(() -> products.find(absent)).as("a rejection is not cached: checked again")
+                    .isInstanceOf(BloomGuardRejectedException.class);
+            assertThat(checks.getAsDouble()).isEqualTo(3);
+            assertThat(products.calls()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aTransactionalBloomPutAddsItsKeyBeforeTheCommit() {
+        long id = ledger.open();
+        assertThat(ledger.keyKnownBeforeCommit()).as("the key was in the filter when the transaction committed")
+                .containsExactly(true);
+        assertThat(ledger.exists(id)).isTrue();
+    }
+
+    @Test
+    void aRolledBackBloomPutLeavesItsKeyInTheFilterAsAFalsePositive() {
+        long id = new TransactionTemplate(transactionManager).execute(status -> {
+            long opened = ledger.open();
+            status.setRollbackOnly();
+            return opened;
+        });
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM guarded_ledger WHERE id = ?", Long.class, id))
+                .as("the row rolled back").isZero();
+        assertThat(registry.filter("user").check(id)).as("its key stays in the filter").isEqualTo(Membership.PRESENT);
+        assertThat(ledger.exists(id)).as("so the lookup passes the guard and finds no row").isFalse();
+    }
+
+    @Test
+    void aTransactionalBloomPutMethodThatThrowsAddsNothing() {
+        long id = LongStream.iterate(800_000_001, next -> next + 2)
+                .filter(next -> registry.filter("user").check(next) == Membership.ABSENT).findFirst().getAsLong();
+        assertThatThrownBy(() -> ledger.openAndFail(id)).isInstanceOf(IllegalStateException.class);
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM guarded_ledger WHERE id = ?", Long.class, id)).isZero();
+        assertThat(registry.filter("user").check(id)).isEqualTo(Membership.ABSENT);
+        assertThatThrownBy(() -> ledger.exists(id)).isInstanceOf(BloomGuardRejectedException.class);
+    }
+
+    @Test
+    void everyMetricTheDashboardAndThePromQlExamplesUseIsScraped() throws java.io.IOException {
+        String scrape = meters instanceof PrometheusMeterRegistry prometheus ? prometheus.scrape() : "";
+        assertThat(scrape).as("the context's registry is Prometheus's (micrometer-registry-prometheus, test scope)")
+                .contains("bloomguard_checks_total");
+        MetricQueries.assertEveryQueryMatchesTheScrape(scrape);
     }
 
     private long firstAbsent() {
@@ -561,9 +684,153 @@ class GuardedCallsTests {
         }
     }
 
+    /** A cached lookup behind the guard, in the order the starter gives by default (bloom-guard.order). */
+    public static class Catalog {
+
+        private final AtomicInteger calls = new AtomicInteger();
+
+        @BloomGuard(filter = "user", key = "#id")
+        @Cacheable("catalog")
+        public String find(long id) {
+            calls.incrementAndGet();
+            return "user " + id;
+        }
+
+        int calls() {
+            return calls.get();
+        }
+    }
+
+    /** The application's cache, counting the lookups it is asked for. */
+    static final class CountingCacheManager extends ConcurrentMapCacheManager {
+
+        private final AtomicInteger lookups = new AtomicInteger();
+
+        CountingCacheManager() {
+            super("catalog");
+        }
+
+        @Override
+        protected Cache createConcurrentMapCache(String name) {
+            return new ConcurrentMapCache(name) {
+                @Override
+                protected Object lookup(Object key) {
+                    lookups.incrementAndGet();
+                    return super.lookup(key);
+                }
+            };
+        }
+
+        int lookups() {
+            return lookups.get();
+        }
+    }
+
+    /** Writes rows in transactions with {@code @BloomPut}; notes, before each commit, whether the key was in the filter. */
+    public static class Ledger {
+
+        private static final AtomicLong NEXT = new AtomicLong(900_000_001);
+
+        private final JdbcTemplate jdbc;
+        private final BloomFilterRegistry filters;
+        private final Queue<Boolean> knownBeforeCommit = new ConcurrentLinkedQueue<>();
+
+        Ledger(JdbcTemplate jdbc, BloomFilterRegistry filters) {
+            this.jdbc = jdbc;
+            this.filters = filters;
+        }
+
+        @Transactional
+        @BloomPut(filter = "user", key = "#result")
+        public long open() {
+            long id = NEXT.getAndAdd(2);
+            jdbc.update("INSERT INTO guarded_ledger (id) VALUES (?)", id);
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void beforeCommit(boolean readOnly) {
+                    knownBeforeCommit.add(filters.filter("user").mightContain(id));
+                }
+            });
+            return id;
+        }
+
+        @Transactional
+        @BloomPut(filter = "user", key = "#result")
+        public long openAndFail(long id) {
+            jdbc.update("INSERT INTO guarded_ledger (id) VALUES (?)", id);
+            throw new IllegalStateException("the write fails after the insert");
+        }
+
+        @BloomGuard(filter = "user", key = "#id")
+        public boolean exists(long id) {
+            return jdbc.queryForObject("SELECT COUNT(*) FROM guarded_ledger WHERE id = ?", Long.class, id) > 0;
+        }
+
+        List<Boolean> keyKnownBeforeCommit() {
+            List<Boolean> known = new ArrayList<>(knownBeforeCommit);
+            knownBeforeCommit.clear();
+            return known;
+        }
+    }
+
+    /** Caching ordered before the guard: {@code @EnableCaching(order = ...)} below {@code bloom-guard.order}. */
     @SpringBootConfiguration
     @EnableAutoConfiguration
+    @EnableCaching(order = BloomGuardAdvisor.DEFAULT_ORDER - 1)
+    static class CacheOutsideTheGuard {
+
+        @Bean
+        CacheManager cacheManager() {
+            return new ConcurrentMapCacheManager("products");
+        }
+
+        @Bean
+        Products products() {
+            return new Products();
+        }
+    }
+
+    public static class Products {
+
+        private final AtomicInteger calls = new AtomicInteger();
+
+        @Cacheable("products")
+        @BloomGuard(filter = "product", key = "#id")
+        public String find(long id) {
+            calls.incrementAndGet();
+            return "product " + id;
+        }
+
+        int calls() {
+            return calls.get();
+        }
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @EnableCaching
     static class App {
+
+        /** The registry Prometheus scrapes, declared here so Boot 3.5 and 4.0 alike use it for every meter. */
+        @Bean
+        PrometheusMeterRegistry prometheusMeterRegistry() {
+            return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        }
+
+        @Bean
+        CountingCacheManager cacheManager() {
+            return new CountingCacheManager();
+        }
+
+        @Bean
+        Catalog catalog() {
+            return new Catalog();
+        }
+
+        @Bean
+        Ledger ledger(JdbcTemplate jdbc, BloomFilterRegistry filters) {
+            return new Ledger(jdbc, filters);
+        }
 
         @Bean
         TypeLevel typeLevel() {

@@ -15,12 +15,12 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every Java or Kotlin example in the README is code that a test runs: each {@code ```java} or
- * {@code ```kotlin} block must
- * appear, line for line (indentation aside), in a source file of the project's modules, where a
- * test compiles and exercises it. An example edited in the README alone fails here.
+ * Every Java or Kotlin example in the README and in {@code docs/*.md} is code that a test runs:
+ * each {@code ```java} or {@code ```kotlin} block must appear, line for line (indentation aside),
+ * in a source file of the project's modules, where a test compiles and exercises it. An example
+ * edited in the documentation alone fails here.
  */
-class ReadmeExamplesTests {
+public class ReadmeExamplesTests {
 
     private static final Pattern CODE_BLOCK = Pattern.compile("```(?:java|kotlin)\\n(.*?)```", Pattern.DOTALL);
 
@@ -33,6 +33,14 @@ class ReadmeExamplesTests {
             examples.add(normalized(block.group(1)));
         }
         assertThat(examples).as("Java and Kotlin examples in the README").hasSizeGreaterThanOrEqualTo(5);
+        try (Stream<Path> docs = Files.list(root.resolve("docs"))) {
+            for (Path doc : docs.filter(file -> file.toString().endsWith(".md")).sorted().toList()) {
+                block = CODE_BLOCK.matcher(Files.readString(doc));
+                while (block.find()) {
+                    examples.add(normalized(block.group(1)));
+                }
+            }
+        }
         List<String> sources;
         try (Stream<Path> files = Files.walk(root)) {
             sources = files.filter(file -> file.toString().endsWith(".java") || file.toString().endsWith(".kt"))
@@ -40,13 +48,13 @@ class ReadmeExamplesTests {
                     .map(ReadmeExamplesTests::read).map(ReadmeExamplesTests::normalized).toList();
         }
         for (String example : examples) {
-            assertThat(sources).as("a source file containing the README example%n%s", example)
+            assertThat(sources).as("a source file containing the documentation's example%n%s", example)
                     .anyMatch(source -> source.contains(example));
         }
     }
 
     /** The checkout's root: the nearest folder above the working directory with the README and the parent pom. */
-    static Path projectRoot() {
+    public static Path projectRoot() {
         for (Path folder = Path.of("").toAbsolutePath(); folder != null; folder = folder.getParent()) {
             if (Files.exists(folder.resolve("README.md")) && Files.exists(folder.resolve("guard-spring/pom.xml"))) {
                 return folder;

@@ -132,7 +132,7 @@ class ConfigurationMetadataTests {
         return dashed.toString();
     }
 
-    private static Map<String, String> descriptions(JsonNode metadata) {
+    static Map<String, String> descriptions(JsonNode metadata) {
         Map<String, String> descriptions = new TreeMap<>();
         for (JsonNode property : metadata.path("properties")) {
             descriptions.put(property.path("name").asText(), property.path("description").asText(""));
@@ -141,7 +141,7 @@ class ConfigurationMetadataTests {
     }
 
     /** One metadata file of the starter: from its classes folder or, on Boot 4, from its jar; missing fails. */
-    private static JsonNode metadata(String file) throws IOException {
+    static JsonNode metadata(String file) throws IOException {
         Path location;
         try {
             location = Path.of(BloomGuardProperties.class.getProtectionDomain().getCodeSource().getLocation().toURI());
