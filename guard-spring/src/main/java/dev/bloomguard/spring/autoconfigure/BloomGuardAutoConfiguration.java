@@ -52,6 +52,7 @@ import dev.bloomguard.spring.interceptor.BloomOperationSource;
 import dev.bloomguard.spring.interceptor.BloomPutAdvisor;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.metrics.GuardObservations;
+import dev.bloomguard.spring.redis.SpringDataLettuceConnections;
 import dev.bloomguard.spring.warmup.CatchUpQuery;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.spring.warmup.KeyColumn;
@@ -95,7 +96,7 @@ public class BloomGuardAutoConfiguration {
                     + " the RedisConnectionFactory is a " + connectionFactory.getClass().getName());
         }
         FilterSettingsValidator.validate(properties);
-        return LettuceBitmapStore.create(lettuce, properties.getWriteTimeout(),
+        return LettuceBitmapStore.create(new SpringDataLettuceConnections(lettuce), properties.getWriteTimeout(),
                 CircuitBreaker.create(properties.getCircuitBreaker().toSettings()));
     }
 
