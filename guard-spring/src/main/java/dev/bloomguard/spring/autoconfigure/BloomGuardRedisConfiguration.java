@@ -1,5 +1,8 @@
 package dev.bloomguard.spring.autoconfigure;
 
+import java.util.Map;
+import java.util.Set;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -85,7 +88,7 @@ class BloomGuardRedisConfiguration {
 
     private static Iterable<String> filterNames(Binder binder) {
         return binder.bind("bloom-guard.filters", Bindable.mapOf(String.class, BloomGuardProperties.Filter.class))
-                .map(java.util.Map::keySet).orElse(java.util.Set.of());
+                .map(Map::keySet).orElse(Set.of());
     }
 
     /** A connection is wanted when the application has a factory, or bloom-guard has settings or filters. */

@@ -69,7 +69,8 @@ record StarterRedisConnection(LettuceConnections connections, String description
         RedisURI uri = isSentinel ? sentinel(settings, prefix, timeout) : standalone(settings, prefix, timeout);
         RedisClient client = RedisClient.create(uri);
         client.setOptions(ClientOptions.builder().socketOptions(socket).build());
-        String where = isSentinel ? "Redis master '" + sentinel.getMaster() + "' through Sentinels " + sentinel.getNodes()
+        String where = !uri.getSentinels().isEmpty() ? "Redis master '" + uri.getSentinelMasterId() + "' through Sentinels "
+                + uri.getSentinels().stream().map(node -> node.getHost() + ":" + node.getPort()).toList()
                 : "Redis at " + uri.getHost() + ":" + uri.getPort();
         return new StarterRedisConnection(LettuceConnections.owning(client), where);
     }

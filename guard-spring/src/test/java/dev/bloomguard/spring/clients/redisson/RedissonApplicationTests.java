@@ -29,8 +29,7 @@ class RedissonApplicationTests {
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
-        registry.add("REDIS_HOST", () -> RealServers.redis().host());
-        registry.add("REDIS_PORT", () -> RealServers.redis().port());
+        RealServers.registerRedisPlaceholders(registry);
     }
 
     @Autowired
