@@ -41,6 +41,7 @@ import dev.bloomguard.core.hash.BitPositions;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.embedded.PostgresServer;
 import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.spring.redis.SpringDataLettuceConnections;
 import dev.bloomguard.spring.warmup.SqlKeySource;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -106,7 +107,7 @@ public final class BenchmarkSuite {
             try (StatefulRedisConnection<String, String> plain = lettuce.connect();
                     StatefulRedisConnection<String, String> batch = lettuce.connect()) {
                 header(arguments, plain, postgres);
-                LettuceBitmapStore store = LettuceBitmapStore.create(factory, Duration.ofSeconds(60));
+                LettuceBitmapStore store = LettuceBitmapStore.create(new SpringDataLettuceConnections(factory), Duration.ofSeconds(60));
                 RedisBloomFilter filter = RedisBloomFilter.builder("bench", FilterGeometry.of(PRESENT, FPP), store)
                         .checkTimeout(Duration.ofSeconds(5)).build();
                 log("Loading bloom-guard, Redisson and Guava filters of %,d keys", PRESENT);
@@ -717,7 +718,7 @@ public final class BenchmarkSuite {
             factory.afterPropertiesSet();
             factory.start();
             try {
-                LettuceBitmapStore store = LettuceBitmapStore.create(factory, Duration.ofSeconds(60));
+                LettuceBitmapStore store = LettuceBitmapStore.create(new SpringDataLettuceConnections(factory), Duration.ofSeconds(60));
                 RedisBloomFilter sharded = RedisBloomFilter.builder("bench", FilterGeometry.withShards(PRESENT, FPP, 6), store)
                         .checkTimeout(Duration.ofSeconds(5)).build();
                 sharded.load(LongStream.rangeClosed(1, PRESENT).boxed());

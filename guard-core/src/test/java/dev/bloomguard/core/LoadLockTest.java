@@ -12,18 +12,17 @@ import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
+import dev.bloomguard.core.redis.LettuceClients;
 import dev.bloomguard.embedded.RedisServer;
 
 /** The cross-instance load lock against a real Redis: one holder, renewed while held, expiring when its holder dies. */
 class LoadLockTest {
 
     private static RedisServer redis;
-    private static LettuceConnectionFactory connectionFactory;
+    private static LettuceClients redisClient;
     private static BitmapStore store;
     private static ScheduledExecutorService renewals;
     private static int filterNumber;
@@ -31,17 +30,15 @@ class LoadLockTest {
     @BeforeAll
     static void startRedis() {
         redis = RedisServer.start();
-        connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", redis.port()));
-        connectionFactory.afterPropertiesSet();
-        connectionFactory.start();
-        store = LettuceBitmapStore.create(connectionFactory, Duration.ofSeconds(5));
+        redisClient = LettuceClients.standalone(redis.port());
+        store = LettuceBitmapStore.create(redisClient, Duration.ofSeconds(5));
         renewals = Executors.newSingleThreadScheduledExecutor();
     }
 
     @AfterAll
     static void stopRedis() {
         renewals.shutdownNow();
-        connectionFactory.destroy();
+        redisClient.close();
         redis.close();
     }
 

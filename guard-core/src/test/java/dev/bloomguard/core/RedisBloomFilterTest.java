@@ -33,15 +33,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
+import dev.bloomguard.core.redis.LettuceClients;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.embedded.RedisServer;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.sync.RedisCommands;
 
 /**
  * The filter against a real {@code redis-server} started by the test: no Redis, no test run.
@@ -55,7 +55,7 @@ class RedisBloomFilterTest {
     private static final AtomicInteger FILTER_NUMBER = new AtomicInteger();
 
     private static RedisServer redis;
-    private static LettuceConnectionFactory connectionFactory;
+    private static LettuceClients redisClient;
     private static BitmapStore store;
 
     private String filterName;
@@ -63,14 +63,14 @@ class RedisBloomFilterTest {
     @BeforeAll
     static void startRedis() {
         redis = RedisServer.start();
-        connectionFactory = connect(redis.port());
-        store = LettuceBitmapStore.create(connectionFactory, Duration.ofSeconds(10));
+        redisClient = connect(redis.port());
+        store = LettuceBitmapStore.create(redisClient, Duration.ofSeconds(10));
     }
 
     @AfterAll
     static void stopRedis() {
-        if (connectionFactory != null) {
-            connectionFactory.destroy();
+        if (redisClient != null) {
+            redisClient.close();
         }
         if (redis != null) {
             redis.close();
@@ -191,20 +191,18 @@ class RedisBloomFilterTest {
         filter.beginLoad(); // never closed: the process died
         filter.add(5_000L);
         String staging = filter.keys().newStaging(0);
-        try (RedisConnection connection = connectionFactory.getConnection()) {
-            byte[] bitmap = new byte[(int) filter.geometry().byteSize()];
-            connection.stringCommands().set(staging.getBytes(UTF_8), bitmap);
-            Long replayed = connection.scriptingCommands().eval(SWAP_SCRIPT_0_1.getBytes(UTF_8),
-                    org.springframework.data.redis.connection.ReturnType.INTEGER, 4, staging.getBytes(UTF_8),
-                    (filter.keys().live(0) + ":old").getBytes(UTF_8), filter.keys().journal(0).getBytes(UTF_8),
-                    (filter.keys().meta(0) + ":old").getBytes(UTF_8));
-            // The first load's mark too: a swapped load's mark stays in the journal for the retention,
-            // skipped by this release's replays.
-            assertThat(replayed).as("both marks and the add, replayed without an error").isEqualTo(3);
-            assertThat(connection.stringCommands().strLen((filter.keys().live(0) + ":old").getBytes(UTF_8)))
-                    .as("the bitmap did not grow past the marker's byte and the mark's low offsets")
-                    .isLessThanOrEqualTo(Math.max(filter.geometry().byteSize(), 8_192));
-        }
+        RedisCommands<byte[], byte[]> connection = redisClient.commands();
+        byte[] bitmap = new byte[(int) filter.geometry().byteSize()];
+        connection.set(staging.getBytes(UTF_8), bitmap);
+        Long replayed = connection.eval(SWAP_SCRIPT_0_1, ScriptOutputType.INTEGER, new byte[][] {
+                staging.getBytes(UTF_8), (filter.keys().live(0) + ":old").getBytes(UTF_8),
+                filter.keys().journal(0).getBytes(UTF_8), (filter.keys().meta(0) + ":old").getBytes(UTF_8) });
+        // The first load's mark too: a swapped load's mark stays in the journal for the retention,
+        // skipped by this release's replays.
+        assertThat(replayed).as("both marks and the add, replayed without an error").isEqualTo(3);
+        assertThat(connection.strlen((filter.keys().live(0) + ":old").getBytes(UTF_8)))
+                .as("the bitmap did not grow past the marker's byte and the mark's low offsets")
+                .isLessThanOrEqualTo(Math.max(filter.geometry().byteSize(), 8_192));
     }
 
     @Test
@@ -266,13 +264,11 @@ class RedisBloomFilterTest {
                     if (method.getName().equals("writeBitmap")) {
                         byte[] bitmap = (byte[]) args[1];
                         int half = bitmap.length / 2;
-                        try (RedisConnection connection = connectionFactory.getConnection()) {
-                            byte[] key = ((String) args[0]).getBytes(UTF_8);
-                            connection.stringCommands().set(key, Arrays.copyOf(bitmap, half));
-                            connection.keyCommands().del(key);
-                            connection.stringCommands().setRange(key, Arrays.copyOfRange(bitmap, half, bitmap.length),
-                                    half);
-                        }
+                        RedisCommands<byte[], byte[]> connection = redisClient.commands();
+                        byte[] key = ((String) args[0]).getBytes(UTF_8);
+                        connection.set(key, Arrays.copyOf(bitmap, half));
+                        connection.del(key);
+                        connection.setrange(key, half, Arrays.copyOfRange(bitmap, half, bitmap.length));
                         return null;
                     }
                     try {
@@ -465,26 +461,25 @@ class RedisBloomFilterTest {
         for (List<Long> batch : batches(added, 10_000)) {
             filter.addAll(batch);
         }
-        try (RedisConnection connection = connectionFactory.getConnection()) {
-            connection.serverCommands().setConfig("slowlog-log-slower-than", "0");
-            connection.serverCommands().setConfig("slowlog-max-len", "100000");
-            connection.execute("SLOWLOG", "RESET".getBytes(UTF_8));
-            try {
-                LoadReport report = filter.load(LongStream.rangeClosed(1, 1_000).boxed());
-                assertThat(report.replayedAdds()).isEqualTo(added.size());
+        RedisCommands<byte[], byte[]> connection = redisClient.commands();
+        connection.configSet("slowlog-log-slower-than", "0");
+        connection.configSet("slowlog-max-len", "100000");
+        connection.slowlogReset();
+        try {
+            LoadReport report = filter.load(LongStream.rangeClosed(1, 1_000).boxed());
+            assertThat(report.replayedAdds()).isEqualTo(added.size());
 
-                long[] scriptMicros = slowlogMicros(connection, "EVAL");
-                long p99 = scriptMicros[(int) (scriptMicros.length * 0.99)];
-                long longest = scriptMicros[scriptMicros.length - 1];
-                log.info("Replaying {} adds in {} script calls: p99 {} µs, longest {} µs", added.size(),
-                        scriptMicros.length, p99, longest);
-                // A few milliseconds per call; the longest also counts a step the OS descheduled on a busy machine.
-                assertThat(p99).as("µs the 99th percentile script call held Redis").isLessThan(5_000);
-                assertThat(longest).as("µs the longest script call held Redis").isLessThan(50_000);
-            }
-            finally {
-                connection.serverCommands().setConfig("slowlog-log-slower-than", "10000");
-            }
+            long[] scriptMicros = slowlogMicros(connection, "EVAL");
+            long p99 = scriptMicros[(int) (scriptMicros.length * 0.99)];
+            long longest = scriptMicros[scriptMicros.length - 1];
+            log.info("Replaying {} adds in {} script calls: p99 {} µs, longest {} µs", added.size(),
+                    scriptMicros.length, p99, longest);
+            // A few milliseconds per call; the longest also counts a step the OS descheduled on a busy machine.
+            assertThat(p99).as("µs the 99th percentile script call held Redis").isLessThan(5_000);
+            assertThat(longest).as("µs the longest script call held Redis").isLessThan(50_000);
+        }
+        finally {
+            connection.configSet("slowlog-log-slower-than", "10000");
         }
         for (List<Long> batch : batches(added, 10_000)) {
             assertThat(filter.checkAll(batch)).containsOnly(Membership.PRESENT);
@@ -494,15 +489,8 @@ class RedisBloomFilterTest {
 
     /** The durations (µs, ascending) SLOWLOG holds for commands whose name starts with {@code prefix}. */
     @SuppressWarnings("unchecked")
-    private static long[] slowlogMicros(RedisConnection connection, String prefix) {
-        List<Object> entries;
-        try {
-            entries = ((io.lettuce.core.api.async.RedisAsyncCommands<byte[], byte[]>) connection.getNativeConnection())
-                    .slowlogGet(-1).get(10, TimeUnit.SECONDS);
-        }
-        catch (Exception ex) {
-            throw new IllegalStateException("SLOWLOG GET failed", ex);
-        }
+    private static long[] slowlogMicros(RedisCommands<byte[], byte[]> connection, String prefix) {
+        List<Object> entries = connection.slowlogGet(-1);
         assertThat(entries).as("SLOWLOG entries").isNotEmpty();
         long[] micros = entries.stream().map(entry -> (List<Object>) entry)
                 .filter(fields -> new String((byte[]) ((List<Object>) fields.get(3)).get(0), UTF_8)
@@ -521,9 +509,9 @@ class RedisBloomFilterTest {
     @Test
     void keysAddedAfterTheSnapshotRedisCameBackFromAreNotBlockedOnceTheRewindIsSeen() {
         try (RedisServer rewinding = RedisServer.start()) {
-            LettuceConnectionFactory factory = connect(rewinding.port());
+            LettuceClients redisClient = connect(rewinding.port());
             try {
-                BitmapStore rewindingStore = LettuceBitmapStore.create(factory, Duration.ofSeconds(10));
+                BitmapStore rewindingStore = LettuceBitmapStore.create(redisClient, Duration.ofSeconds(10));
                 AtomicInteger notReady = new AtomicInteger();
                 RedisBloomFilter adder = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01),
                         rewindingStore).checkTimeout(GENEROUS_CHECK_TIMEOUT)
@@ -534,9 +522,8 @@ class RedisBloomFilterTest {
                 List<Object> beforeSnapshot = absentKeys(adder, 20);
                 adder.addAll(beforeSnapshot);
                 assertThat(other.verifyNotBehind()).isFalse();
-                try (RedisConnection connection = factory.getConnection()) {
-                    connection.serverCommands().save();
-                }
+                RedisCommands<byte[], byte[]> connection = redisClient.commands();
+                connection.save();
                 List<Object> afterSnapshot = absentKeys(adder, 50);
                 adder.addAll(afterSnapshot);
 
@@ -565,7 +552,7 @@ class RedisBloomFilterTest {
                 assertThat(other.checkAll(absentKeys(other, 100))).containsOnly(Membership.ABSENT);
             }
             finally {
-                factory.destroy();
+                redisClient.close();
             }
         }
     }
@@ -579,9 +566,9 @@ class RedisBloomFilterTest {
     @Test
     void aRewindIsSeenByTheOthersWhenTheInstanceWhoseAddsWereLostIsGone() {
         try (RedisServer rewinding = RedisServer.start()) {
-            LettuceConnectionFactory factory = connect(rewinding.port());
+            LettuceClients redisClient = connect(rewinding.port());
             try {
-                BitmapStore rewindingStore = LettuceBitmapStore.create(factory, Duration.ofSeconds(10));
+                BitmapStore rewindingStore = LettuceBitmapStore.create(redisClient, Duration.ofSeconds(10));
                 AtomicInteger watcherNotReady = new AtomicInteger();
                 AtomicInteger latecomerNotReady = new AtomicInteger();
                 RedisBloomFilter adder = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01),
@@ -594,9 +581,8 @@ class RedisBloomFilterTest {
                         .onNotReady(filter -> latecomerNotReady.incrementAndGet()).build();
                 adder.load(LongStream.rangeClosed(1, 1_000).boxed());
                 adder.addAll(absentKeys(adder, 20));
-                try (RedisConnection connection = factory.getConnection()) {
-                    connection.serverCommands().save();
-                }
+                RedisCommands<byte[], byte[]> connection = redisClient.commands();
+                connection.save();
                 List<Object> afterSnapshot = absentKeys(adder, 50);
                 adder.addAll(afterSnapshot);
                 assertThat(watcher.verifyNotBehind()).isFalse();
@@ -627,7 +613,7 @@ class RedisBloomFilterTest {
                 latecomer.close();
             }
             finally {
-                factory.destroy();
+                redisClient.close();
             }
         }
     }
@@ -642,9 +628,9 @@ class RedisBloomFilterTest {
     void aRewindDuringARollingChangeMakesTheGenerationThatAnswersNotReady() throws InterruptedException {
         Duration retention = Duration.ofMillis(300);
         try (RedisServer rewinding = RedisServer.start()) {
-            LettuceConnectionFactory factory = connect(rewinding.port());
+            LettuceClients redisClient = connect(rewinding.port());
             try {
-                BitmapStore rewindingStore = LettuceBitmapStore.create(factory, Duration.ofSeconds(10));
+                BitmapStore rewindingStore = LettuceBitmapStore.create(redisClient, Duration.ofSeconds(10));
                 RedisBloomFilter old = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01),
                         rewindingStore).checkTimeout(GENEROUS_CHECK_TIMEOUT).journalRetention(retention)
                         .rollout(Duration.ofMillis(100), Duration.ofSeconds(2)).build();
@@ -658,9 +644,8 @@ class RedisBloomFilterTest {
                 old.generations().orElseThrow().heartbeat(); // and says so in the registry
                 List<Object> absent = absentKeys(old, 100);
                 assertThat(upgraded.checkAll(absent)).as("answered by the old generation").containsOnly(Membership.ABSENT);
-                try (RedisConnection connection = factory.getConnection()) {
-                    connection.serverCommands().save();
-                }
+                RedisCommands<byte[], byte[]> connection = redisClient.commands();
+                connection.save();
                 List<Object> afterSnapshot = absentKeys(old, 50);
                 old.addAll(afterSnapshot);
                 assertThat(upgraded.verifyNotBehind()).isFalse();
@@ -685,7 +670,7 @@ class RedisBloomFilterTest {
                 upgraded.close();
             }
             finally {
-                factory.destroy();
+                redisClient.close();
             }
         }
     }
@@ -752,9 +737,8 @@ class RedisBloomFilterTest {
         assertThat(filter.isLoading()).isFalse();
         assertThat(filter.check("alice")).isEqualTo(Membership.PRESENT);
         assertThat(filter.check(neverAdded)).isEqualTo(Membership.ABSENT);
-        try (RedisConnection connection = connectionFactory.getConnection()) {
-            assertThat(connection.keyCommands().keys("*staging*".getBytes(UTF_8))).isEmpty();
-        }
+        RedisCommands<byte[], byte[]> connection = redisClient.commands();
+        assertThat(connection.keys("*staging*".getBytes(UTF_8))).isEmpty();
         filter.load(Stream.of("bob"));
         assertThat(filter.check("bob")).isEqualTo(Membership.PRESENT);
     }
@@ -918,13 +902,12 @@ class RedisBloomFilterTest {
         LoadReport report = filter.load(Stream.of("alice", null, 42L, null, "bob"));
 
         String live = filter.keys().live();
-        try (RedisConnection connection = connectionFactory.getConnection()) {
-            byte[] key = live.getBytes(UTF_8);
-            assertThat(connection.stringCommands().strLen(key)).isEqualTo(filter.geometry().byteSize());
-            assertThat(connection.keyCommands().ttl(key)).as("no expiry on the live filter").isEqualTo(-1L);
-            assertThat(connection.keyCommands().keys("*staging*".getBytes(UTF_8))).isEmpty();
-            assertThat(connection.stringCommands().getBit(key, filter.geometry().markerOffset())).isTrue();
-        }
+        RedisCommands<byte[], byte[]> connection = redisClient.commands();
+        byte[] key = live.getBytes(UTF_8);
+        assertThat(connection.strlen(key)).isEqualTo(filter.geometry().byteSize());
+        assertThat(connection.ttl(key)).as("no expiry on the live filter").isEqualTo(-1L);
+        assertThat(connection.keys("*staging*".getBytes(UTF_8))).isEmpty();
+        assertThat(connection.getbit(key, filter.geometry().markerOffset())).isEqualTo(1L);
         assertThat(live).isEqualTo("bg:{" + filterName + ":" + filter.geometry().id() + ":0}");
         assertThat(report.keys()).as("nulls are skipped").isEqualTo(3);
         assertThat(report.filter()).isEqualTo(filterName);
@@ -934,9 +917,9 @@ class RedisBloomFilterTest {
     @Test
     void answersUnavailableWithinTheCheckTimeoutWhenRedisIsDown() {
         RedisServer doomed = RedisServer.start();
-        LettuceConnectionFactory doomedFactory = connect(doomed.port());
+        LettuceClients doomedClient = connect(doomed.port());
         try {
-            BitmapStore doomedStore = LettuceBitmapStore.create(doomedFactory, Duration.ofMillis(500));
+            BitmapStore doomedStore = LettuceBitmapStore.create(doomedClient, Duration.ofMillis(500));
             RedisBloomFilter filter = RedisBloomFilter.builder(filterName, FilterGeometry.of(1_000, 0.01), doomedStore)
                     .checkTimeout(Duration.ofMillis(50))
                     .build();
@@ -967,7 +950,7 @@ class RedisBloomFilterTest {
             assertThat(filter.check("alice")).isEqualTo(Membership.NOT_READY);
         }
         finally {
-            doomedFactory.destroy();
+            doomedClient.close();
             doomed.close();
         }
     }
@@ -1024,9 +1007,9 @@ class RedisBloomFilterTest {
     @Test
     void asynchronousChecksAnswerUnavailableAndAddsFailWithinTheTimeoutWhenRedisIsDown() {
         RedisServer doomed = RedisServer.start();
-        LettuceConnectionFactory doomedFactory = connect(doomed.port());
+        LettuceClients doomedClient = connect(doomed.port());
         try {
-            BitmapStore doomedStore = LettuceBitmapStore.create(doomedFactory, Duration.ofMillis(500));
+            BitmapStore doomedStore = LettuceBitmapStore.create(doomedClient, Duration.ofMillis(500));
             RedisBloomFilter filter = RedisBloomFilter.builder(filterName, FilterGeometry.of(1_000, 0.01), doomedStore)
                     .checkTimeout(Duration.ofMillis(50))
                     .build();
@@ -1044,7 +1027,7 @@ class RedisBloomFilterTest {
                     .hasCauseInstanceOf(BitmapStoreException.class);
         }
         finally {
-            doomedFactory.destroy();
+            doomedClient.close();
             doomed.close();
         }
     }
@@ -1083,17 +1066,12 @@ class RedisBloomFilterTest {
         return RedisBloomFilter.builder(filterName, geometry, store).checkTimeout(GENEROUS_CHECK_TIMEOUT).build();
     }
 
-    private static LettuceConnectionFactory connect(int port) {
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
-        factory.afterPropertiesSet();
-        factory.start();
-        return factory;
+    private static LettuceClients connect(int port) {
+        return LettuceClients.standalone(port);
     }
 
     private static void flushAll() {
-        try (RedisConnection connection = connectionFactory.getConnection()) {
-            connection.serverCommands().flushAll();
-        }
+        redisClient.commands().flushall();
     }
 
     /** Warmup queries return ids as Long, Integer, String or NUMERIC columns; all must hash alike. */

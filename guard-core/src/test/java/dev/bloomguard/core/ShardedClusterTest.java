@@ -12,11 +12,10 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.bloomguard.core.mirror.MirrorSettings;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
+import dev.bloomguard.core.redis.LettuceClients;
 import dev.bloomguard.embedded.RedisCluster;
 import dev.bloomguard.embedded.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -33,21 +32,19 @@ class ShardedClusterTest {
     private static final int KEYS = 200_000;
 
     private static RedisCluster cluster;
-    private static LettuceConnectionFactory factory;
+    private static LettuceClients redisClient;
     private static LettuceBitmapStore store;
 
     @BeforeAll
     static void startCluster() {
         cluster = RedisCluster.start(3);
-        factory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.nodeAddresses()));
-        factory.afterPropertiesSet();
-        factory.start();
-        store = LettuceBitmapStore.create(factory, Duration.ofSeconds(10));
+        redisClient = LettuceClients.cluster(cluster.nodeAddresses());
+        store = LettuceBitmapStore.create(redisClient, Duration.ofSeconds(10));
     }
 
     @AfterAll
     static void stopCluster() {
-        factory.destroy();
+        redisClient.close();
         cluster.close();
     }
 

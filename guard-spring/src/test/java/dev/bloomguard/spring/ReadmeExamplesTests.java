@@ -24,6 +24,9 @@ public class ReadmeExamplesTests {
 
     private static final Pattern CODE_BLOCK = Pattern.compile("```(?:java|kotlin)\\n(.*?)```", Pattern.DOTALL);
 
+    private static final Pattern TESTED_YAML = Pattern.compile("<!-- the test resource (\\S+) -->\\n```yaml\\n(.*?)```",
+            Pattern.DOTALL);
+
     @Test
     void everyCodeExampleInTheReadmeIsInTheSourcesTheTestsRun() throws IOException {
         Path root = projectRoot();
@@ -51,6 +54,24 @@ public class ReadmeExamplesTests {
             assertThat(sources).as("a source file containing the documentation's example%n%s", example)
                     .anyMatch(source -> source.contains(example));
         }
+    }
+
+    /**
+     * A YAML block the README introduces with {@code <!-- the test resource PATH -->} is that file,
+     * byte for byte, so the configuration it shows is the one a test boots with.
+     */
+    @Test
+    void everyYamlExampleNamedAsATestResourceIsThatResource() throws IOException {
+        Path root = projectRoot();
+        Matcher block = TESTED_YAML.matcher(Files.readString(root.resolve("README.md")));
+        int found = 0;
+        while (block.find()) {
+            found++;
+            Path resource = root.resolve(block.group(1));
+            assertThat(resource).as("the README's test resource").isRegularFile();
+            assertThat(block.group(2)).as("the README's copy of %s", block.group(1)).isEqualTo(Files.readString(resource));
+        }
+        assertThat(found).as("YAML examples in the README that name their test resource").isGreaterThanOrEqualTo(2);
     }
 
     /** The checkout's root: the nearest folder above the working directory with the README and the parent pom. */

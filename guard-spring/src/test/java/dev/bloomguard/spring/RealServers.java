@@ -48,6 +48,12 @@ public final class RealServers {
         registry.add("spring.data.redis.port", () -> redis().port());
     }
 
+    /** Fills the placeholders REDIS_HOST and REDIS_PORT of the clients/*.yml test resources with the test Redis. */
+    public static void registerRedisPlaceholders(DynamicPropertyRegistry registry) {
+        registry.add("REDIS_HOST", () -> redis().host());
+        registry.add("REDIS_PORT", () -> redis().port());
+    }
+
     /** Points the primary DataSource at the test PostgreSQL, for {@code @DynamicPropertySource} methods. */
     public static void registerPostgres(DynamicPropertyRegistry registry) {
         registry.add("spring.datasource.url", () -> postgres().jdbcUrl());

@@ -19,10 +19,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.lettuce.LettuceConnection;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
@@ -37,7 +33,8 @@ import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.ProtocolKeyword;
 
 /**
- * {@link BitmapStore} over the Lettuce connection that Spring Data Redis already manages.
+ * {@link BitmapStore} over Lettuce connections from {@link LettuceConnections}: a plain
+ * {@code RedisClient}'s, or those Spring Data Redis manages, adapted by the starter.
  *
  * <p>Commands go through Lettuce's asynchronous API so that each call is bounded by its own
  * timeout, independent of the client's command timeout, and a check is exactly one
@@ -217,16 +214,15 @@ public final class LettuceBitmapStore implements BitmapStore {
     });
 
     private final java.util.concurrent.ConcurrentHashMap<String, byte[]> checkedKeys = new java.util.concurrent.ConcurrentHashMap<>();
-    private final LettuceConnectionFactory connectionFactory;
+    private final LettuceConnections connections;
     private final Duration operationTimeout;
     private final CircuitBreaker breaker;
     private final Executor connector;
     private final AtomicReference<CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>>> sharedConnection =
             new AtomicReference<>();
 
-    private LettuceBitmapStore(LettuceConnectionFactory connectionFactory, Duration operationTimeout,
-            CircuitBreaker breaker) {
-        this.connectionFactory = connectionFactory;
+    private LettuceBitmapStore(LettuceConnections connections, Duration operationTimeout, CircuitBreaker breaker) {
+        this.connections = connections;
         this.operationTimeout = operationTimeout;
         this.breaker = breaker;
         this.connector = runnable -> {
@@ -237,20 +233,21 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     /** A store with a breaker of {@link CircuitBreaker.Settings#defaults()}. */
-    public static LettuceBitmapStore create(LettuceConnectionFactory connectionFactory, Duration operationTimeout) {
-        return create(connectionFactory, operationTimeout, CircuitBreaker.create(CircuitBreaker.Settings.defaults()));
+    public static LettuceBitmapStore create(LettuceConnections connections, Duration operationTimeout) {
+        return create(connections, operationTimeout, CircuitBreaker.create(CircuitBreaker.Settings.defaults()));
     }
 
     /**
+     * @param connections where connections come from; the store never closes them, their owner does
      * @param operationTimeout bound on writes, uploads and swaps; checks carry their own timeout
      */
-    public static LettuceBitmapStore create(LettuceConnectionFactory connectionFactory, Duration operationTimeout,
+    public static LettuceBitmapStore create(LettuceConnections connections, Duration operationTimeout,
             CircuitBreaker breaker) {
-        checkArgument(connectionFactory != null, "connectionFactory must not be null");
+        checkArgument(connections != null, "connections must not be null");
         checkArgument(operationTimeout != null && operationTimeout.toNanos() > 0,
                 "operationTimeout (%s) must be positive", operationTimeout);
         checkArgument(breaker != null, "breaker must not be null");
-        return new LettuceBitmapStore(connectionFactory, operationTimeout, breaker);
+        return new LettuceBitmapStore(connections, operationTimeout, breaker);
     }
 
     @Override
@@ -377,24 +374,12 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     @Override
     public AutoCloseable subscribe(String channel, java.util.function.Consumer<byte[]> listener) {
-        RedisConnection connection;
         try {
-            connection = connectionFactory.getConnection();
-            connection.subscribe((message, pattern) -> listener.accept(message.getBody()), bytes(channel));
+            return connections.subscribe(bytes(channel), listener);
         }
         catch (RuntimeException ex) {
             throw new BitmapStoreException("could not subscribe to " + channel + ": " + ex.getMessage(), ex);
         }
-        return () -> {
-            try {
-                if (connection.getSubscription() != null) {
-                    connection.getSubscription().close();
-                }
-            }
-            finally {
-                connection.close();
-            }
-        };
     }
 
     @Override
@@ -620,7 +605,7 @@ public final class LettuceBitmapStore implements BitmapStore {
     @SuppressWarnings("unchecked")
     private <T> CompletableFuture<T> callAsync(String name, Duration timeout,
             Function<RedisClusterAsyncCommands<byte[], byte[]>, List<? extends RedisFuture<?>>> send) {
-        if (!connectionFactory.getShareNativeConnection()) {
+        if (!connections.isShared()) {
             CompletableFuture<T> pooled = CompletableFuture.<T>supplyAsync(() -> call(name, timeout, send), WORKERS)
                     .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS);
             return pooled.exceptionallyComposeAsync(error -> CompletableFuture.failedFuture(unwrap(error) instanceof TimeoutException
@@ -676,21 +661,21 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     private <T> T withCommands(Duration timeout, Function<RedisClusterAsyncCommands<byte[], byte[]>, T> work) {
-        if (connectionFactory.getShareNativeConnection()) {
+        if (connections.isShared()) {
             return work.apply(sharedCommands(timeout));
         }
-        RedisConnection connection;
+        LettuceConnections.Lease lease;
         try {
-            connection = connectionFactory.getConnection();
+            lease = connections.borrow();
         }
         catch (RuntimeException ex) {
             throw new BitmapStoreException("no Redis connection: " + ex.getMessage(), ex);
         }
         try {
-            return work.apply(nativeCommands(connection));
+            return work.apply(lease.commands());
         }
         finally {
-            connection.close();
+            giveBack(lease);
         }
     }
 
@@ -722,8 +707,8 @@ public final class LettuceBitmapStore implements BitmapStore {
             CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> fresh = new CompletableFuture<>();
             if (sharedConnection.compareAndSet(current, fresh)) {
                 connector.execute(() -> {
-                    try (RedisConnection connection = connectionFactory.getConnection()) {
-                        fresh.complete(nativeCommands(connection));
+                    try {
+                        fresh.complete(connections.shared());
                     }
                     catch (RuntimeException ex) {
                         fresh.completeExceptionally(ex);
@@ -735,7 +720,7 @@ public final class LettuceBitmapStore implements BitmapStore {
         return current;
     }
 
-    /** True for a connection Spring has closed (reset or shut down), false for one that is merely reconnecting. */
+    /** True for a connection its owner has closed (reset or shut down), false for one that is merely reconnecting. */
     private static boolean closedForGood(RedisClusterAsyncCommands<byte[], byte[]> commands) {
         Object connection = commands instanceof RedisAsyncCommands<byte[], byte[]> standalone
                 ? standalone.getStatefulConnection()
@@ -744,12 +729,13 @@ public final class LettuceBitmapStore implements BitmapStore {
         return connection instanceof RedisChannelHandler<?, ?> handler && handler.isClosed();
     }
 
-    private static RedisClusterAsyncCommands<byte[], byte[]> nativeCommands(RedisConnection connection) {
-        if (!(connection instanceof LettuceConnection lettuce)) {
-            throw new IllegalStateException("bloom-guard needs Lettuce; the connection is a "
-                    + connection.getClass().getName());
+    private static void giveBack(LettuceConnections.Lease lease) {
+        try {
+            lease.close();
         }
-        return lettuce.getNativeConnection();
+        catch (Exception ex) {
+            throw new BitmapStoreException("could not give back a Redis connection: " + ex.getMessage(), ex);
+        }
     }
 
     private static Object await(RedisFuture<?> reply, long remainingNanos, Duration timeout, String name) {

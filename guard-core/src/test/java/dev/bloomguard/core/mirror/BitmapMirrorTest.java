@@ -11,13 +11,12 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
+import dev.bloomguard.core.redis.LettuceClients;
 import dev.bloomguard.embedded.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -31,8 +30,8 @@ class BitmapMirrorTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     private static RedisServer redis;
-    private static LettuceConnectionFactory factoryA;
-    private static LettuceConnectionFactory factoryB;
+    private static LettuceClients clientA;
+    private static LettuceClients clientB;
     private static LettuceBitmapStore storeA;
     private static LettuceBitmapStore storeB;
     private static RedisClient admin;
@@ -42,10 +41,10 @@ class BitmapMirrorTest {
     @BeforeAll
     static void startRedis() {
         redis = RedisServer.start();
-        factoryA = connect();
-        factoryB = connect();
-        storeA = LettuceBitmapStore.create(factoryA, Duration.ofSeconds(10));
-        storeB = LettuceBitmapStore.create(factoryB, Duration.ofSeconds(10));
+        clientA = connect();
+        clientB = connect();
+        storeA = LettuceBitmapStore.create(clientA, Duration.ofSeconds(10));
+        storeB = LettuceBitmapStore.create(clientB, Duration.ofSeconds(10));
         admin = RedisClient.create("redis://127.0.0.1:" + redis.port());
         adminConnection = admin.connect();
     }
@@ -54,8 +53,8 @@ class BitmapMirrorTest {
     static void stopRedis() {
         adminConnection.close();
         admin.shutdown();
-        factoryA.destroy();
-        factoryB.destroy();
+        clientA.close();
+        clientB.close();
         redis.close();
     }
 
@@ -205,12 +204,9 @@ class BitmapMirrorTest {
     @Test
     void keepsAnsweringPresentFromMemoryWhileRedisIsDown() throws Exception {
         try (RedisServer doomed = RedisServer.start()) {
-            LettuceConnectionFactory factory = new LettuceConnectionFactory(
-                    new RedisStandaloneConfiguration("127.0.0.1", doomed.port()));
-            factory.afterPropertiesSet();
-            factory.start();
+            LettuceClients redisClient = LettuceClients.standalone(doomed.port());
             RedisBloomFilter filter = RedisBloomFilter.builder(name(), geometry(),
-                    LettuceBitmapStore.create(factory, Duration.ofSeconds(5))).checkTimeout(Duration.ofMillis(50))
+                    LettuceBitmapStore.create(redisClient, Duration.ofSeconds(5))).checkTimeout(Duration.ofMillis(50))
                     .mirror(MirrorSettings.of(8 << 20, Duration.ofMinutes(10))).build();
             try {
                 filter.load(LongStream.rangeClosed(1, 1_000).boxed());
@@ -225,7 +221,7 @@ class BitmapMirrorTest {
             }
             finally {
                 filter.close();
-                factory.destroy();
+                redisClient.close();
             }
         }
     }
@@ -267,12 +263,8 @@ class BitmapMirrorTest {
         return "mirrored" + (++filterNumber);
     }
 
-    private static LettuceConnectionFactory connect() {
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(
-                new RedisStandaloneConfiguration("127.0.0.1", redis.port()));
-        factory.afterPropertiesSet();
-        factory.start();
-        return factory;
+    private static LettuceClients connect() {
+        return LettuceClients.standalone(redis.port());
     }
 
     private static void await(String what, BooleanSupplier condition) throws InterruptedException {

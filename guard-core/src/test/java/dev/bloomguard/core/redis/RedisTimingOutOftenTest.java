@@ -9,8 +9,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
@@ -34,8 +32,8 @@ class RedisTimingOutOftenTest {
                 // Held back longer than the timeout, but less than two: the reply after a held one is in time.
                 DelayingProxy proxy = DelayingProxy.start(redis.port(),
                         reply -> faulty.get() && (reply % 5 == 0 || reply % 5 == 2), CHECK_TIMEOUT.multipliedBy(7).dividedBy(5))) {
-            LettuceConnectionFactory direct = connect(redis.port());
-            LettuceConnectionFactory proxied = connect(proxy.port());
+            LettuceClients direct = connect(redis.port());
+            LettuceClients proxied = connect(proxy.port());
             try {
                 FilterGeometry geometry = FilterGeometry.of(10_000, 0.01);
                 RedisBloomFilter.builder("flaky", geometry, LettuceBitmapStore.create(direct, Duration.ofSeconds(10)))
@@ -69,8 +67,8 @@ class RedisTimingOutOftenTest {
                 assertThat(proxy.replies()).as("nothing went to Redis").isEqualTo(repliesBefore);
             }
             finally {
-                proxied.destroy();
-                direct.destroy();
+                proxied.close();
+                direct.close();
             }
         }
     }
@@ -79,10 +77,8 @@ class RedisTimingOutOftenTest {
         return ids.mapToObj(filter::check).toList();
     }
 
-    private static LettuceConnectionFactory connect(int port) {
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
-        factory.afterPropertiesSet();
-        factory.start();
-        return factory;
+    private static LettuceClients connect(int port) {
+        LettuceClients redisClient = LettuceClients.standalone(port);
+        return redisClient;
     }
 }

@@ -9,8 +9,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
@@ -18,6 +16,7 @@ import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
+import dev.bloomguard.core.redis.LettuceClients;
 import dev.bloomguard.embedded.RedisServer;
 
 /**
@@ -31,21 +30,19 @@ class FilterGenerationsTest {
     private static final Duration RETENTION = Duration.ofMillis(300);
 
     private static RedisServer redis;
-    private static LettuceConnectionFactory connectionFactory;
+    private static LettuceClients redisClient;
     private static BitmapStore store;
 
     @BeforeAll
     static void startRedis() {
         redis = RedisServer.start();
-        connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", redis.port()));
-        connectionFactory.afterPropertiesSet();
-        connectionFactory.start();
-        store = LettuceBitmapStore.create(connectionFactory, Duration.ofSeconds(10));
+        redisClient = LettuceClients.standalone(redis.port());
+        store = LettuceBitmapStore.create(redisClient, Duration.ofSeconds(10));
     }
 
     @AfterAll
     static void stopRedis() {
-        connectionFactory.destroy();
+        redisClient.close();
         redis.close();
     }
 

@@ -35,7 +35,6 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterKeys;
@@ -44,6 +43,7 @@ import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
+import dev.bloomguard.core.redis.LettuceConnections;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardConfigurationException;
 import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
@@ -79,7 +79,7 @@ import dev.bloomguard.spring.warmup.SqlKeySource;
 @ConditionalOnClass(RedisConnectionFactory.class)
 @ConditionalOnProperty(prefix = "bloom-guard", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(BloomGuardProperties.class)
-@Import(BloomGuardAutoConfiguration.AutoProxyRegistrar.class)
+@Import({ BloomGuardRedisConfiguration.class, BloomGuardAutoConfiguration.AutoProxyRegistrar.class })
 public class BloomGuardAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(BloomGuardAutoConfiguration.class);
@@ -89,14 +89,10 @@ public class BloomGuardAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    @ConditionalOnBean(RedisConnectionFactory.class)
-    public BitmapStore bloomGuardBitmapStore(RedisConnectionFactory connectionFactory, BloomGuardProperties properties) {
-        if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
-            throw new BloomGuardConfigurationException("bloom-guard needs Lettuce (spring.data.redis.client-type=lettuce);"
-                    + " the RedisConnectionFactory is a " + connectionFactory.getClass().getName());
-        }
+    @ConditionalOnBean(LettuceConnections.class)
+    public BitmapStore bloomGuardBitmapStore(LettuceConnections connections, BloomGuardProperties properties) {
         FilterSettingsValidator.validate(properties);
-        return LettuceBitmapStore.create(lettuce, properties.getWriteTimeout(),
+        return LettuceBitmapStore.create(connections, properties.getWriteTimeout(),
                 CircuitBreaker.create(properties.getCircuitBreaker().toSettings()));
     }
 

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
 import dev.bloomguard.core.hash.KeyType;
@@ -90,6 +91,13 @@ public class BloomGuardProperties {
 
     /** How rejected calls reach HTTP clients under Spring MVC and WebFlux. */
     private Web web = new Web();
+
+    /**
+     * A Redis connection of the starter's own (spring.data.redis.* names). Set any of these and the
+     * starter connects with Lettuce there, whatever the application's RedisConnectionFactory is.
+     */
+    @NestedConfigurationProperty
+    private final BloomGuardRedisProperties redis = new BloomGuardRedisProperties();
 
     /** The filters, by the name used in @BloomGuard(filter = ...). */
     private Map<String, Filter> filters = new LinkedHashMap<>();
@@ -235,6 +243,10 @@ public class BloomGuardProperties {
 
     public void setEndpoint(Endpoint endpoint) {
         this.endpoint = endpoint;
+    }
+
+    public BloomGuardRedisProperties getRedis() {
+        return redis;
     }
 
     public Web getWeb() {

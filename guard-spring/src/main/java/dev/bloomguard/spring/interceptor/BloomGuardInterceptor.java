@@ -475,7 +475,8 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         }
         catch (RuntimeException ex) {
             throw new BloomGuardConfigurationException("@BloomGuard and @BloomPut need the bloom-guard filters,"
-                    + " which need a Lettuce RedisConnectionFactory (spring-boot-starter-data-redis and spring.data.redis.*): "
+                    + " which need Redis: a RedisConnectionFactory (spring-boot-starter-data-redis and spring.data.redis.*)"
+                    + " or bloom-guard.redis.*: "
                     + ex.getMessage(), ex);
         }
         metrics();

@@ -22,6 +22,7 @@ import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.metrics.MicrometerGuardMetrics;
+import dev.bloomguard.spring.redis.SpringDataLettuceConnections;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.spring.web.BloomGuardRejectedExceptionHandler;
 import dev.bloomguard.spring.web.BloomGuardRejectedWebExceptionHandler;
@@ -140,7 +141,8 @@ class BloomGuardAutoConfigurationTests {
 
         @Bean
         BitmapStore ownStore(RedisConnectionFactory connectionFactory) {
-            return LettuceBitmapStore.create((LettuceConnectionFactory) connectionFactory, Duration.ofSeconds(3));
+            return LettuceBitmapStore.create(new SpringDataLettuceConnections((LettuceConnectionFactory) connectionFactory),
+                    Duration.ofSeconds(3));
         }
     }
 }

@@ -269,7 +269,7 @@ class StartupFailureTests {
                 .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, BloomGuardAutoConfiguration.class))
                 .withPropertyValues("bloom-guard.filters.user.expected-insertions=1000")
                 .withUserConfiguration(ValidUse.class)
-                .run(failsWith("need the bloom-guard filters", "RedisConnectionFactory"));
+                .run(failsWith("bloom-guard has filters (user) but no Redis", "RedisConnectionFactory", "bloom-guard.redis"));
     }
 
     @Test

@@ -1,0 +1,92 @@
+package dev.bloomguard.core.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.LongStream;
+
+import org.junit.jupiter.api.Test;
+
+import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.embedded.RedisCluster;
+import dev.bloomguard.embedded.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+
+/**
+ * A filter on a plain Lettuce client, as an application without Spring builds it: guard-core
+ * needs Lettuce and nothing of Spring Data Redis, whose classes are not even on this class path.
+ */
+class PlainLettuceClientTest {
+
+    @Test
+    void springDataRedisIsNotOnTheClassPath() {
+        assertThatThrownBy(() -> Class.forName("org.springframework.data.redis.connection.RedisConnectionFactory"))
+                .isInstanceOf(ClassNotFoundException.class);
+    }
+
+    @Test
+    void filterOnARedisClientLoadsAddsChecksAndHearsItsChannel() throws Exception {
+        try (RedisServer redis = RedisServer.start()) {
+            RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", redis.port()));
+            try (LettuceConnections connections = LettuceConnections.of(client)) {
+                LettuceBitmapStore store = LettuceBitmapStore.create(connections, Duration.ofSeconds(10));
+                RedisBloomFilter users = RedisBloomFilter.builder("user", FilterGeometry.of(100_000, 0.01), store)
+                        .keyPrefix("plain").build();
+                users.load(LongStream.rangeClosed(1, 5_000).boxed());
+                users.add(1_000_000L);
+
+                assertThat(LongStream.rangeClosed(1, 5_000).mapToObj(users::check)).containsOnly(Membership.PRESENT);
+                assertThat(users.check(1_000_000L)).isEqualTo(Membership.PRESENT);
+                long blocked = LongStream.rangeClosed(-1_000, -1).filter(id -> users.check(id) == Membership.ABSENT).count();
+                assertThat(blocked).as("absent ids blocked").isGreaterThan(950);
+                assertThat(store.length(users.keys().live(0))).as("the bitmap is in this Redis")
+                        .isEqualTo(users.geometry().byteSize());
+
+                List<String> heard = new CopyOnWriteArrayList<>();
+                try (AutoCloseable subscription = store.subscribe("plain:news", message -> heard.add(new String(message)))) {
+                    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+                    while (heard.isEmpty() && System.nanoTime() < deadline) {
+                        store.publish("plain:news", "hello".getBytes());
+                        Thread.sleep(20);
+                    }
+                }
+                assertThat(heard).contains("hello");
+                users.close();
+            }
+            finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    @Test
+    void filterOnARedisClusterClientChecksAndAdds() {
+        try (RedisCluster cluster = RedisCluster.start(3)) {
+            RedisClusterClient client = RedisClusterClient.create(cluster.nodeAddresses().stream()
+                    .map(address -> RedisURI.create("redis://" + address)).toList());
+            try (LettuceConnections connections = LettuceConnections.of(client)) {
+                LettuceBitmapStore store = LettuceBitmapStore.create(connections, Duration.ofSeconds(10));
+                RedisBloomFilter users = RedisBloomFilter.builder("user", FilterGeometry.of(100_000, 0.01), store)
+                        .keyPrefix("plain").build();
+                users.load(LongStream.rangeClosed(1, 2_000).boxed());
+                users.add(7_000_000L);
+
+                assertThat(LongStream.rangeClosed(1, 2_000).mapToObj(users::check)).containsOnly(Membership.PRESENT);
+                assertThat(users.check(7_000_000L)).isEqualTo(Membership.PRESENT);
+                long blocked = LongStream.rangeClosed(-1_000, -1).filter(id -> users.check(id) == Membership.ABSENT).count();
+                assertThat(blocked).as("absent ids blocked").isGreaterThan(950);
+                users.close();
+            }
+            finally {
+                client.shutdown();
+            }
+        }
+    }
+}
