@@ -1,6 +1,6 @@
 package dev.bloomguard.core;
 
-import static com.google.common.base.Preconditions.checkArgument;
+import static dev.bloomguard.core.internal.Arguments.checkArgument;
 
 import java.lang.management.ManagementFactory;
 import java.security.SecureRandom;

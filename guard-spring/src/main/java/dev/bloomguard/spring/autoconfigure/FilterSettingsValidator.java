@@ -3,6 +3,8 @@ package dev.bloomguard.spring.autoconfigure;
 import java.time.Duration;
 import java.util.Map;
 
+import org.springframework.util.ClassUtils;
+
 import dev.bloomguard.spring.BloomGuardConfigurationException;
 import dev.bloomguard.spring.warmup.CatchUpQuery;
 
@@ -15,6 +17,9 @@ import dev.bloomguard.core.mirror.MirrorSettings;
  * quotes the value, before anything touches Redis.
  */
 final class FilterSettingsValidator {
+
+    /** The class the local mirror needs; Caffeine is an optional dependency. */
+    private static final String CAFFEINE = "com.github.benmanes.caffeine.cache.Caffeine";
 
     private FilterSettingsValidator() {
     }
@@ -70,6 +75,7 @@ final class FilterSettingsValidator {
             }
             BloomGuardProperties.LocalMirror mirror = entry.getValue().getLocalMirror();
             if (mirror.isEnabled()) {
+                requireCaffeine("bloom-guard.filters." + entry.getKey() + ".local-mirror.enabled");
                 try {
                     mirrorSettings(mirror);
                 }
@@ -145,6 +151,19 @@ final class FilterSettingsValidator {
     static MirrorSettings mirrorSettings(BloomGuardProperties.LocalMirror mirror) {
         return new MirrorSettings(mirror.getMaxMemory().toBytes(), mirror.getRefreshAfter(),
                 MirrorSettings.DEFAULT_PAGE_BYTES, mirror.isTrustAbsent());
+    }
+
+    /**
+     * The mirror keeps its pages in a Caffeine cache, and Caffeine is an optional dependency of the
+     * starter: without this check a mirror asked for without it fails deep in bean creation with a
+     * NoClassDefFoundError that names neither the artifact nor the property.
+     */
+    private static void requireCaffeine(String property) {
+        if (!ClassUtils.isPresent(CAFFEINE, FilterSettingsValidator.class.getClassLoader())) {
+            throw new BloomGuardConfigurationException(property + "=true needs Caffeine, which is not on the class"
+                    + " path: add the dependency com.github.ben-manes.caffeine:caffeine (optional in bloom-guard, as"
+                    + " only the local mirror uses it), or turn the mirror off");
+        }
     }
 
     private static void requirePositive(String property, Duration value) {

@@ -1,11 +1,15 @@
 package dev.bloomguard.spring.warmup;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.Optional;
@@ -126,8 +130,17 @@ public final class SqlKeySource implements KeySource {
         Optional<KeyType> keyType = filter.keyType();
         String identity = keyType.isEmpty() && keyColumn.isEmpty() ? sql
                 : sql + "\n-- key-column: " + keyColumn + "\n-- key-type: " + keyType.map(KeyType::id).orElse("");
-        return "sql:" + com.google.common.hash.Hashing.sha256()
-                .hashString(identity, java.nio.charset.StandardCharsets.UTF_8).toString().substring(0, 16);
+        return "sql:" + HexFormat.of().formatHex(sha256(identity), 0, 8);
+    }
+
+    /** The SHA-256 of the UTF-8 text; the first 8 bytes in hex are what Guava's {@code Hashing.sha256()} gave. */
+    private static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("every Java platform has SHA-256", ex);
+        }
     }
 
     /** {@code warmup.sql}: the query's text is configuration, not data, but stays in the log. */

@@ -8,13 +8,13 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
 import dev.bloomguard.spring.BloomGuardConfigurationException;
 
 /** Asserts that an application failed to start with a {@link BloomGuardConfigurationException} that says enough. */
-final class StartupFailures {
+public final class StartupFailures {
 
     private StartupFailures() {
     }
 
     /** The context failed, and a {@link BloomGuardConfigurationException} behind it contains every fragment. */
-    static ContextConsumer<AssertableApplicationContext> failsWith(String... fragments) {
+    public static ContextConsumer<AssertableApplicationContext> failsWith(String... fragments) {
         return context -> {
             assertThat(context).hasFailed();
             Throwable failure = context.getStartupFailure();
