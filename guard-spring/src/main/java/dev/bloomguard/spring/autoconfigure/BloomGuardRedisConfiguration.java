@@ -53,8 +53,9 @@ class BloomGuardRedisConfiguration {
             Environment environment) {
         Binder binder = Binder.get(environment);
         if (binder.bind(OWN, BloomGuardRedisProperties.class).isBound()) {
-            StarterRedisConnection own = StarterRedisConnection.open(binder.bindOrCreate(OWN,
-                    BloomGuardRedisProperties.class), OWN);
+            BloomGuardRedisProperties settings = binder.bindOrCreate(OWN, BloomGuardRedisProperties.class);
+            refuseSslBundle(binder, OWN);
+            StarterRedisConnection own = StarterRedisConnection.open(settings, OWN);
             log.info("bloom-guard connects to the {} set in {}.*, with a Lettuce client of its own", own.description(), OWN);
             return own.connections();
         }
@@ -70,7 +71,7 @@ class BloomGuardRedisConfiguration {
                     + " connection factory from " + SPRING + ".*.");
         }
         String kind = factory.getClass().getName();
-        if (!binder.bind(SPRING, BloomGuardRedisProperties.class).isBound()
+        if (!namesServer(binder.bindOrCreate(SPRING, BloomGuardRedisProperties.class))
                 && (environment.containsProperty("spring.redis.redisson.config")
                         || environment.containsProperty("spring.redis.redisson.file"))) {
             throw new BloomGuardRedisException("bloom-guard needs a Lettuce connection, and the application's"
@@ -79,11 +80,27 @@ class BloomGuardRedisConfiguration {
                     "Tell bloom-guard where Redis is: set " + OWN + ".host and " + OWN + ".port (or " + OWN + ".url, "
                             + OWN + ".sentinel.*, " + OWN + ".cluster.nodes) to the Redis that Redisson uses.");
         }
+        refuseSslBundle(binder, SPRING);
         StarterRedisConnection own = StarterRedisConnection.open(binder.bindOrCreate(SPRING,
                 BloomGuardRedisProperties.class), SPRING);
         log.info("The application's RedisConnectionFactory is a {}, not Lettuce's: bloom-guard connects to the {} of {}.*"
                 + " with a Lettuce client of its own (set {}.* to choose another)", kind, own.description(), SPRING, OWN);
         return own.connections();
+    }
+
+    private static boolean namesServer(BloomGuardRedisProperties settings) {
+        return settings.getUrl() != null || settings.getHost() != null || settings.getSentinel().getMaster() != null
+                || !settings.getCluster().getNodes().isEmpty();
+    }
+
+    /** A connection of bloom-guard's own trusts the JVM's trust store; an SSL bundle would be ignored, TLS with it. */
+    private static void refuseSslBundle(Binder binder, String prefix) {
+        if (binder.bind(prefix + ".ssl.bundle", String.class).isBound()) {
+            throw new BloomGuardRedisException(prefix + ".ssl.bundle is set, and bloom-guard's own Lettuce connection does"
+                    + " not read SSL bundles: it would connect without the bundle's trust material",
+                    "Set " + OWN + ".url to a rediss:// URL (or " + OWN + ".ssl.enabled=true) and put the server's"
+                            + " certificate in the JVM's trust store, or use Lettuce as the application's Redis client.");
+        }
     }
 
     private static Iterable<String> filterNames(Binder binder) {

@@ -67,6 +67,17 @@ record StarterRedisConnection(LettuceConnections connections, String description
             return new StarterRedisConnection(LettuceConnections.owning(client), "Redis Cluster " + clusterNodes);
         }
         RedisURI uri = isSentinel ? sentinel(settings, prefix, timeout) : standalone(settings, prefix, timeout);
+        if (prefix.equals(BloomGuardRedisConfiguration.OWN) && !isSentinel && !notBlank(settings.getUrl())
+                && settings.getHost() == null) {
+            // A lone timeout or client name would otherwise connect to localhost:6379, away from the Redis
+            // that the application and the other instances use.
+            throw invalid(prefix + ".* settings are set but none names a server (" + prefix + ".url, .host,"
+                    + " .sentinel.master or .cluster.nodes); any " + prefix + ".* setting makes bloom-guard connect on"
+                    + " its own, and without a server it would connect to localhost:6379",
+                    "Set " + prefix + ".host (or .url, .sentinel.*, .cluster.nodes) to the Redis the filters live in,"
+                            + " or remove the " + prefix + ".* settings to share the application's connection (tune"
+                            + " that one under spring.data.redis.*).");
+        }
         RedisClient client = RedisClient.create(uri);
         client.setOptions(ClientOptions.builder().socketOptions(socket).build());
         String where = !uri.getSentinels().isEmpty() ? "Redis master '" + uri.getSentinelMasterId() + "' through Sentinels "

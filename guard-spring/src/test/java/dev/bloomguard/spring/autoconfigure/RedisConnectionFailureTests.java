@@ -62,6 +62,30 @@ class RedisConnectionFailureTests {
     }
 
     @Test
+    void settingsThatNameNoServerFailRatherThanConnectToLocalhost() {
+        assertAnalysis(runner.withPropertyValues("bloom-guard.redis.timeout=2s"),
+                "none names a server", "bloom-guard.redis.host");
+        assertAnalysis(runner.withPropertyValues("bloom-guard.redis.client-name=orders"),
+                "would connect to localhost:6379", "spring.data.redis");
+    }
+
+    @Test
+    void anSslBundleIsRefusedRatherThanIgnored() {
+        assertAnalysis(runner.withPropertyValues("bloom-guard.redis.host=redis.example", "bloom-guard.redis.ssl.bundle=redis"),
+                "bloom-guard.redis.ssl.bundle is set", "rediss://");
+        assertAnalysis(runner.withUserConfiguration(OtherClientFactory.class)
+                .withPropertyValues("spring.data.redis.host=redis.example", "spring.data.redis.ssl.bundle=redis"),
+                "spring.data.redis.ssl.bundle is set", "trust store");
+    }
+
+    @Test
+    void aStrayTimeoutDoesNotPassForTheRedisThatRedissonsOwnFileNames() {
+        assertAnalysis(runner.withUserConfiguration(OtherClientFactory.class)
+                .withPropertyValues("spring.redis.redisson.file=classpath:redisson.yaml", "spring.data.redis.timeout=3s"),
+                "configured by spring.redis.redisson.*", "bloom-guard.redis.host");
+    }
+
+    @Test
     void filtersWithNeitherAConnectionFactoryNorSettingsFailSayingWhatToSet() {
         assertAnalysis(new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(BootNames.aopAutoConfiguration(), BloomGuardAutoConfiguration.class))
