@@ -142,6 +142,24 @@ class SingleFlightTests {
     }
 
     @Test
+    void aCallOnAThreadHoldingABoundSessionNeitherJoinsNorLeadsAFlight() throws Exception {
+        Future<String> outside = callers.submit(() -> items.find(7L));
+        await().atMost(Duration.ofSeconds(10)).until(() -> items.calls() == 1);
+
+        Object session = new Object();
+        TransactionSynchronizationManager.bindResource(session, "an EntityManager of Open Session in View");
+        try {
+            assertThat(items.find(7L)).as("ran itself, with its session, while the flight was held")
+                    .isEqualTo("item 7 #2 (bound)");
+        }
+        finally {
+            TransactionSynchronizationManager.unbindResource(session);
+        }
+        items.open();
+        assertThat(outside.get(10, TimeUnit.SECONDS)).isEqualTo("item 7 #1");
+    }
+
+    @Test
     void aCallAfterAPutOfThisInstanceDoesNotJoinAFlightThatStartedBeforeIt() throws Exception {
         Future<String> before = callers.submit(() -> items.find(7L));
         await().atMost(Duration.ofSeconds(10)).until(() -> items.calls() == 1);
@@ -239,11 +257,14 @@ class SingleFlightTests {
             return id;
         }
 
-        /** Calls outside a transaction wait for the gate; one inside never does. */
+        /** Calls outside a transaction, on a thread holding no resource, wait for the gate; others never do. */
         private String held(String what) {
             int call = calls.incrementAndGet();
             if (TransactionSynchronizationManager.isActualTransactionActive()) {
                 return what + " #" + call + " (tx)";
+            }
+            if (!TransactionSynchronizationManager.getResourceMap().isEmpty()) {
+                return what + " #" + call + " (bound)";
             }
             try {
                 if (!gate.await(20, TimeUnit.SECONDS)) {

@@ -166,6 +166,16 @@ public final class BloomOperationSource {
                     + " which shares blocking calls only, and this method returns " + method.getReturnType().getName()
                     + "; turn bloom-guard.filters." + guard.filter() + ".single-flight off or guard it with another filter");
         }
+        Class<?> type = method.getReturnType();
+        if (singleFlight && (AutoCloseable.class.isAssignableFrom(type) || java.util.Iterator.class.isAssignableFrom(type)
+                || java.util.Spliterator.class.isAssignableFrom(type))) {
+            // One Stream, Iterator or connection-bound resource handed to every caller of a flight: all but
+            // one would find it consumed or closed.
+            throw new BloomGuardConfigurationException(at + ": filter '" + guard.filter() + "' has single-flight on,"
+                    + " which hands one result to every caller, and this method returns " + type.getName()
+                    + ", which only one caller can read; turn bloom-guard.filters." + guard.filter()
+                    + ".single-flight off or guard it with another filter");
+        }
         return new BloomOperations.Guard(guard.filter(), key,
                 returnsEmpty ? EmptyResults.forMethod(method, at) : null, where, singleFlight);
     }

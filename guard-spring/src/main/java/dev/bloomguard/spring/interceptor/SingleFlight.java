@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.core.Ordered;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -23,12 +24,15 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * <p>A caller must never see less than it would have seen alone, so a call joins no flight
  * <ul>
  *   <li>inside a transaction, which may read its own uncommitted rows, nor leads one (its result
- *       could hold rows no other caller may see yet);</li>
+ *       could hold rows no other caller may see yet); nor on a thread holding a bound resource,
+ *       such as Open Session in View's {@code EntityManager}, whose entities belong to it;</li>
  *   <li>that started before a {@code @BloomPut} to the same filter on this instance: the flight's
  *       query may have run before the row was written.</li>
  * </ul>
  * A flight that started before a write on another instance can still answer a caller that came
- * after it: by at most one call's duration, as two overlapping calls would.
+ * after it: by at most one call's duration, as two overlapping calls would. Arguments are all a
+ * flight compares: a method whose result depends on who calls (the security principal, a tenant
+ * held in a thread local) must take that as an argument, or not use single flight.
  */
 final class SingleFlight {
 
@@ -37,7 +41,10 @@ final class SingleFlight {
     private final Map<String, AtomicLong> writes = new ConcurrentHashMap<>();
 
     Object run(String filter, MethodInvocation invocation) throws Throwable {
-        if (TransactionSynchronizationManager.isActualTransactionActive()) {
+        if (TransactionSynchronizationManager.isActualTransactionActive()
+                || !TransactionSynchronizationManager.getResourceMap().isEmpty()) {
+            // A transaction may read its own uncommitted rows; a bound resource (Open Session in View's
+            // EntityManager, a connection) makes the result belong to this thread's session.
             return invocation.proceed();
         }
         Call call = new Call(invocation.getMethod(), invocation.getThis(), invocation.getArguments());
@@ -75,6 +82,17 @@ final class SingleFlight {
         writes.incrementAndGet();
         if (TransactionSynchronizationManager.isSynchronizationActive()) {
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public int getOrder() {
+                    return Ordered.HIGHEST_PRECEDENCE;
+                }
+
+                /** Before any other after-commit work (an event sent after commit) can wake a reader. */
+                @Override
+                public void afterCommit() {
+                    writes.incrementAndGet();
+                }
+
                 @Override
                 public void afterCompletion(int status) {
                     writes.incrementAndGet();

@@ -112,6 +112,10 @@ class StartupFailureTests {
                 .withUserConfiguration(AsyncKey.class)
                 .run(failsWith("AsyncKeyService.byId", "filter 'user' has single-flight on",
                         "java.util.concurrent.CompletableFuture", "bloom-guard.filters.user.single-flight"));
+        runner.withPropertyValues("bloom-guard.filters.user.single-flight=true")
+                .withUserConfiguration(StreamResult.class)
+                .run(failsWith("StreamResultService.byId", "filter 'user' has single-flight on",
+                        "java.util.stream.Stream, which only one caller can read"));
     }
 
     @Test
@@ -301,7 +305,15 @@ class StartupFailureTests {
     }
 
     @Test
+    void aFilterFedByABeanMustDeclareItsKeyType() {
+        runner.withUserConfiguration(AnnotatedSource.class)
+                .run(failsWith("bloom-guard.filters.user is filled by the KeySource bean 'userIds' and declares no"
+                        + " key-type", "bloom-guard.filters.user.key-type"));
+    }
+
+    @Test
     void startsWithAKeySourceBeanChosenByAnnotationOrByName() {
+        ApplicationContextRunner runner = this.runner.withPropertyValues("bloom-guard.filters.user.key-type=integer");
         runner.withUserConfiguration(AnnotatedSource.class)
                 .run(context -> assertThat(context.getBean(FilterWarmer.class).tasks().get("user").source())
                         .isSameAs(context.getBean("userIds")));
@@ -614,6 +626,21 @@ class StartupFailureTests {
         @BloomGuard(filter = "user", key = "#id")
         public java.util.concurrent.CompletableFuture<String> byId(long id) {
             return java.util.concurrent.CompletableFuture.completedFuture("async");
+        }
+    }
+
+    static class StreamResultService {
+        @BloomGuard(filter = "user", key = "#id")
+        public java.util.stream.Stream<String> byId(long id) {
+            return java.util.stream.Stream.of("row");
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class StreamResult {
+        @Bean
+        StreamResultService streamResultService() {
+            return new StreamResultService();
         }
     }
 
