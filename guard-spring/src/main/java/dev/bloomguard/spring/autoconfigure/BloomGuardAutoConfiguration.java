@@ -175,6 +175,15 @@ public class BloomGuardAutoConfiguration {
             BloomGuardProperties.Warmup warmup = settings.getWarmup();
             KeySource source = null;
             if (sourceBeans.containsKey(name)) {
+                if (settings.getKeyType() == null) {
+                    // Without a key column to read it from, keys would hash by their Java type: an upper-case
+                    // UUID or "042" given as text would miss the key the source streamed, and be blocked.
+                    throw new BloomGuardConfigurationException("bloom-guard.filters." + name + " is filled by the"
+                            + " KeySource bean '" + sourceBeans.get(name) + "' and declares no key-type, so a key"
+                            + " written another way than the source streams it (\"042\", an upper-case UUID) would be"
+                            + " blocked; declare bloom-guard.filters." + name + ".key-type as the database compares the"
+                            + " key: integer, uuid, text, text-case-insensitive, char or bytes");
+                }
                 source = beanFactory.getBean(sourceBeans.get(name), KeySource.class);
                 if (source.catchUp().isEmpty() && settings.getRebuild().getInterval().isZero()) {
                     log.warn("Filter '{}' learns of new keys only through @BloomPut: keys written outside this"

@@ -69,7 +69,8 @@ import io.micrometer.core.instrument.MeterRegistry;
                         + BloomGuardEndpointHttpTests.ROW_TEXT + "')) AS t(v)",
                 "bloom-guard.filters.broken.warmup.on-startup=false",
                 "bloom-guard.filters.streamed.expected-insertions=10000",
-                "bloom-guard.filters.streamed.warmup.blocking=true" })
+                "bloom-guard.filters.streamed.warmup.blocking=true",
+                "bloom-guard.filters.streamed.key-type=integer" })
 @DirtiesContext
 @ExtendWith(OutputCaptureExtension.class)
 class BloomGuardEndpointHttpTests {

@@ -222,6 +222,10 @@ public class GuardedApp {
                         : "guarded.source-query=" + warmupSql,
                 "spring.jdbc.template.fetch-size=10000",
                 "bloom-guard.filters.user.warmup.blocking=true"));
+        if (source != Source.SQL) {
+            // A bean source has no key column to read the key type from: declared, as the column is BIGINT.
+            properties.add("bloom-guard.filters.user.key-type=integer");
+        }
         for (String extra : extraProperties) {
             // A bean's catch-up is its own: the SQL source's catch-up properties configure it.
             properties.add(source == Source.SQL ? extra

@@ -46,7 +46,8 @@ import dev.bloomguard.spring.warmup.RepositoryKeySource;
         "bloom-guard.filters.order.warmup.sql=SELECT id FROM data_jdbc_orders",
         "bloom-guard.filters.order.warmup.blocking=true",
         "bloom-guard.filters.account-stream.expected-insertions=20000",
-        "bloom-guard.filters.account-stream.warmup.blocking=true" })
+        "bloom-guard.filters.account-stream.warmup.blocking=true",
+        "bloom-guard.filters.account-stream.key-type=integer" })
 class SpringDataJdbcRepositoryTests {
 
     /** Present account and order ids are 1..ROWS, and the saved ones just above; ids past a million never exist. */
