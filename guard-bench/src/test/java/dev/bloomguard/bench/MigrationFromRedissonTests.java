@@ -6,18 +6,18 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.LongStream;
 
+import io.lettuce.core.RedisClient;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RBloomFilter;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
+import dev.bloomguard.core.redis.LettuceConnections;
 import dev.bloomguard.embedded.RedisServer;
 
 /**
@@ -35,10 +35,7 @@ class MigrationFromRedissonTests {
             Config config = new Config();
             config.useSingleServer().setAddress("redis://" + redis.host() + ":" + redis.port());
             RedissonClient redisson = Redisson.create(config);
-            LettuceConnectionFactory lettuceConnectionFactory = new LettuceConnectionFactory(
-                    new RedisStandaloneConfiguration(redis.host(), redis.port()));
-            lettuceConnectionFactory.afterPropertiesSet();
-            lettuceConnectionFactory.start();
+            RedisClient lettuce = RedisClient.create("redis://" + redis.host() + ":" + redis.port());
             try {
                 // Before: Redisson
                 RBloomFilter<Long> before = redisson.getBloomFilter("users");
@@ -49,7 +46,7 @@ class MigrationFromRedissonTests {
                 assertThat(before.count()).isBetween(9_500L, 10_500L);
 
                 // After: bloom-guard
-                LettuceBitmapStore store = LettuceBitmapStore.create(lettuceConnectionFactory, Duration.ofSeconds(10));
+                LettuceBitmapStore store = LettuceBitmapStore.create(LettuceConnections.of(lettuce), Duration.ofSeconds(10));
                 RedisBloomFilter users = RedisBloomFilter.builder("user", FilterGeometry.of(1_000_000, 0.01), store)
                         .checkTimeout(Duration.ofSeconds(1)).build();   // a check gives up after 50 ms by default
                 boolean beforeLoad = users.mightContain(-1L);  // true: never loaded, so never "absent"
@@ -71,7 +68,7 @@ class MigrationFromRedissonTests {
                 users.close();
             }
             finally {
-                lettuceConnectionFactory.destroy();
+                lettuce.shutdown();
                 redisson.shutdown();
             }
         }
