@@ -33,6 +33,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.hash.BitPositions;
 import dev.bloomguard.core.hash.KeyType;
+import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.mirror.MirrorSettings;
 import dev.bloomguard.core.redis.BitmapStore;
@@ -114,6 +115,7 @@ public final class RedisBloomFilter {
     private final int maxBatchSize;
     private final Consumer<RedisBloomFilter> notReadyListener;
     private final BitmapMirror mirror;
+    private final RememberedMisses misses;
     private final FilterGenerations generations;
     /**
      * Tells other instances' mirrors about adds even without a mirror of its own: the filter of
@@ -148,14 +150,17 @@ public final class RedisBloomFilter {
         this.mirror = builder.mirror == null ? null
                 : new BitmapMirror(name, keys::live, geometry, store, builder.mirror, MIRROR_LOADER);
         this.publishesAdds = builder.publishesAdds;
+        this.misses = builder.misses == null ? null
+                : new RememberedMisses(name, keys, store, builder.misses, checkTimeout, this::publishQuietly);
         this.generations = builder.rolloutHeartbeat == null ? null
                 : new FilterGenerations(this, store, builder.keyPrefix, instanceId, builder.rolloutHeartbeat,
                         builder.rolloutGrace, descriptor -> builder(name, FilterGenerations.geometry(descriptor), store)
                                 .keyPrefix(builder.keyPrefix).checkTimeout(checkTimeout).instanceId(instanceId)
                                 .keyType(FilterGenerations.keyType(descriptor)).journalRetention(journalRetention)
-                                .journalCapacity(journalCapacity).maxBatchSize(maxBatchSize).publishesAdds().build(),
+                                .journalCapacity(journalCapacity).maxBatchSize(maxBatchSize).publishesAdds()
+                                .rememberMisses(builder.misses).build(),
                         () -> MIRROR_LOADER.execute(this::notReady));
-        if (mirror != null) {
+        if (mirror != null || misses != null && misses.settings().shared()) {
             subscribe();
         }
     }
@@ -200,9 +205,19 @@ public final class RedisBloomFilter {
             return;
         }
         if (message[0] == EVENT_SWAP) {
-            mirror.clear();
+            if (mirror != null) {
+                mirror.clear();
+            }
+            if (misses != null) {
+                misses.clear();
+            }
         }
-        else if (message[0] == EVENT_ADD && message.length >= 5) {
+        else if (message[0] == RememberedMisses.EVENT_REMEMBER || message[0] == RememberedMisses.EVENT_FORGET) {
+            if (misses != null) {
+                misses.onEvent(message);
+            }
+        }
+        else if (message[0] == EVENT_ADD && message.length >= 5 && mirror != null) {
             int shard = (int) unpack(message, 1);
             int count = (message.length - 5) / 4;
             long[] offsets = new long[count];
@@ -233,6 +248,66 @@ public final class RedisBloomFilter {
                 log.debug("Filter '{}': closing the mirror subscription failed: {}", name, ex.toString());
             }
         }
+    }
+
+    /**
+     * The keys this filter remembers as absent after a guarded method found nothing, when the
+     * builder asked for them ({@link Builder#rememberMisses}); see {@link RememberedMisses}.
+     */
+    public Optional<RememberedMisses> rememberedMisses() {
+        return Optional.ofNullable(misses);
+    }
+
+    /**
+     * Whether {@code key} is remembered as absent ({@link RememberedMisses#isRememberedAsync}):
+     * false at once without remembered misses or when this instance's index does not point at it.
+     */
+    public CompletableFuture<Boolean> isRememberedMissAsync(Object key) {
+        return misses == null ? CompletableFuture.completedFuture(Boolean.FALSE)
+                : misses.isRememberedAsync(canonical(key));
+    }
+
+    /** Remembers that a method guarded by a check begun at {@code checkStartedNanos} found nothing for {@code key}. */
+    public CompletableFuture<Boolean> rememberMissAsync(Object key, long checkStartedNanos) {
+        return misses == null ? CompletableFuture.completedFuture(Boolean.FALSE)
+                : misses.rememberAsync(canonical(key), checkStartedNanos);
+    }
+
+    private void publishQuietly(byte[] event) {
+        try {
+            store.publishAsync(keys.events(), event).exceptionally(error -> {
+                log.debug("Filter '{}': could not tell other instances about remembered misses: {}", name,
+                        error.getMessage());
+                return null;
+            });
+        }
+        catch (RuntimeException ex) {
+            log.debug("Filter '{}': could not tell other instances about remembered misses: {}", name, ex.getMessage());
+        }
+    }
+
+    /** Forgets remembered misses of keys just added, before the add returns; a failure fails the add. */
+    private void forgetMisses(Collection<?> added) {
+        try {
+            forgetMissesAsync(added).join();
+        }
+        catch (java.util.concurrent.CompletionException ex) {
+            throw ex.getCause() instanceof BitmapStoreException store ? store
+                    : new BitmapStoreException("forgetting remembered misses failed: " + ex.getCause(), ex.getCause());
+        }
+    }
+
+    private CompletableFuture<Void> forgetMissesAsync(Collection<?> added) {
+        if (misses == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<Object> canonicalKeys = new ArrayList<>(added.size());
+        for (Object key : added) {
+            if (key != null) {
+                canonicalKeys.add(canonical(key));
+            }
+        }
+        return misses.forgetAsync(canonicalKeys);
     }
 
     /** The local mirror's counters, when the filter has one. */
@@ -706,6 +781,7 @@ public final class RedisBloomFilter {
             return;
         }
         afterAdds(adds, store.journalAndSetBitsMany(adds.batch));
+        forgetMisses(keys);
         if (generations != null) {
             generations.addToOthers(keys);
         }
@@ -749,7 +825,8 @@ public final class RedisBloomFilter {
                             });
                 }
             }
-        }).thenCompose(done -> generations == null ? CompletableFuture.<Void>completedFuture(null)
+        }).thenCompose(done -> forgetMissesAsync(keys))
+                .thenCompose(done -> generations == null ? CompletableFuture.<Void>completedFuture(null)
                 : generations.addToOthersAsync(keys));
     }
 
@@ -1217,6 +1294,9 @@ public final class RedisBloomFilter {
             catch (BitmapStoreException ex) {
                 log.debug("Filter '{}': could not rotate the adds journal after the swap: {}", name, ex.getMessage());
             }
+            if (misses != null) {
+                misses.clear();
+            }
             if (mirror != null) {
                 mirror.clear();
                 try {
@@ -1574,6 +1654,7 @@ public final class RedisBloomFilter {
         private int maxBatchSize = 1_000;
         private Consumer<RedisBloomFilter> notReadyListener;
         private MirrorSettings mirror;
+        private RememberedMisses.Settings misses;
         private KeyType keyType;
 
         private Builder(String name, FilterGeometry geometry, BitmapStore store) {
@@ -1667,6 +1748,15 @@ public final class RedisBloomFilter {
         /** Keeps a local, memory-bounded mirror of the bitmap that answers "present" without Redis. */
         public Builder mirror(MirrorSettings settings) {
             this.mirror = settings;
+            return this;
+        }
+
+        /**
+         * Remembers keys that passed the filter but that the guarded method did not find, and
+         * forgets them on every add of the key; see {@link RememberedMisses}. Null: off (default).
+         */
+        public Builder rememberMisses(RememberedMisses.Settings settings) {
+            this.misses = settings;
             return this;
         }
 

@@ -91,6 +91,15 @@ public final class KeyEncoding {
         return canonicalText(key).getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * A 64-bit hash of canonical bytes (the first half of their Murmur3 128), for indexes in
+     * memory that only ever lead to asking Redis: not for anything that decides on its own, as
+     * Murmur3 collisions can be computed.
+     */
+    public static long indexHash(byte[] canonicalBytes) {
+        return Murmur3.hash(canonicalBytes, canonicalBytes.length, new long[1]);
+    }
+
     private static String plain(BigDecimal decimal) {
         return decimal.signum() == 0 ? "0" : decimal.stripTrailingZeros().toPlainString();
     }

@@ -244,6 +244,38 @@ public interface BitmapStore {
 
     Map<String, String> hashGetAll(String key);
 
+    /**
+     * Remembers a key the guarded method did not find (see {@code RememberedMisses}): sets
+     * {@code missKey} to the {@code loadedAt} field of {@code metaKey} for {@code ttl}, unless
+     * {@code addedKey} exists (the key was added a moment ago, after the method may have read
+     * the database) or the filter has no live load. True when remembered.
+     */
+    default CompletableFuture<Boolean> rememberMissAsync(String missKey, String addedKey, String metaKey,
+            Duration ttl) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                getClass().getName() + " does not remember misses"));
+    }
+
+    /**
+     * Whether {@code missKey} still says the key is absent: it exists and was written under the
+     * live load that {@code metaKey} describes (a swap since then, a rebuild among them, forgets it).
+     */
+    default CompletableFuture<Boolean> missRememberedAsync(String missKey, String metaKey, Duration timeout) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                getClass().getName() + " does not remember misses"));
+    }
+
+    /**
+     * Forgets remembered misses of keys just added: for each i, first sets {@code addedKeys[i]}
+     * for {@code window}, then deletes {@code missKeys[i]}, in that order, so that a remember
+     * racing with the add either lands before the delete or sees the added key and gives up.
+     */
+    default CompletableFuture<Void> forgetMissesAsync(List<String> missKeys, List<String> addedKeys,
+            Duration window) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                getClass().getName() + " does not remember misses"));
+    }
+
     /** The store's circuit breaker, for operators. */
     CircuitBreaker.State circuitState();
 }

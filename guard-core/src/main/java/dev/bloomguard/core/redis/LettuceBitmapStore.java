@@ -550,6 +550,56 @@ public final class LettuceBitmapStore implements BitmapStore {
         return result;
     }
 
+    /** KEYS: miss, added, meta. ARGV: ttl in ms. See {@link BitmapStore#rememberMissAsync}. */
+    private static final String REMEMBER_MISS = """
+            if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+            local live = redis.call('HGET', KEYS[3], 'loadedAt')
+            if not live then return 0 end
+            redis.call('SET', KEYS[1], live, 'PX', ARGV[1])
+            return 1
+            """;
+
+    /** KEYS: miss, meta. See {@link BitmapStore#missRememberedAsync}. */
+    private static final String MISS_REMEMBERED = """
+            local remembered = redis.call('GET', KEYS[1])
+            if remembered and remembered == redis.call('HGET', KEYS[2], 'loadedAt') then return 1 end
+            return 0
+            """;
+
+    @Override
+    public CompletableFuture<Boolean> rememberMissAsync(String missKey, String addedKey, String metaKey,
+            Duration ttl) {
+        return this.<Long>callAsync("EVAL remember miss", operationTimeout, commands -> List.of(commands.<Long>eval(
+                REMEMBER_MISS, ScriptOutputType.INTEGER, new byte[][] { bytes(missKey), bytes(addedKey), bytes(metaKey) },
+                bytes(Long.toString(ttl.toMillis()))))).thenApply(reply -> reply != null && reply == 1);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> missRememberedAsync(String missKey, String metaKey, Duration timeout) {
+        return this.<Long>callAsync("EVAL miss remembered", timeout, commands -> List.of(commands.<Long>eval(
+                MISS_REMEMBERED, ScriptOutputType.INTEGER, new byte[][] { bytes(missKey), bytes(metaKey) })))
+                .thenApply(reply -> reply != null && reply == 1);
+    }
+
+    @Override
+    public CompletableFuture<Void> forgetMissesAsync(List<String> missKeys, List<String> addedKeys,
+            Duration window) {
+        checkArgument(missKeys.size() == addedKeys.size(), "one added key per miss key");
+        if (missKeys.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        byte[] one = bytes("1");
+        return callAsync("SET+DEL forget misses", operationTimeout, commands -> {
+            List<RedisFuture<?>> replies = new ArrayList<>(missKeys.size() * 2);
+            for (int i = 0; i < missKeys.size(); i++) {
+                // Same connection, so Redis runs them in this order: see the interface.
+                replies.add(commands.set(bytes(addedKeys.get(i)), one, SetArgs.Builder.px(window)));
+                replies.add(commands.del(bytes(missKeys.get(i))));
+            }
+            return replies;
+        }).thenApply(last -> null);
+    }
+
     @Override
     public CircuitBreaker.State circuitState() {
         return breaker.state();

@@ -1,0 +1,280 @@
+package dev.bloomguard.core.misses;
+
+import static dev.bloomguard.core.internal.Arguments.checkArgument;
+
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+
+import dev.bloomguard.core.FilterKeys;
+import dev.bloomguard.core.hash.KeyEncoding;
+import dev.bloomguard.core.redis.BitmapStore;
+
+/**
+ * Keys that passed a filter (a false positive, or a key deleted since the last load) and that
+ * the guarded method then did not find: remembered as absent for a while, so that a key an
+ * attacker found to pass the filter costs the database one query per {@code ttl}, not one per
+ * request.
+ *
+ * <p><b>Redis decides, memory only points.</b> Each remembered key is a Redis string
+ * {@code <live key>:miss:<digest>} (in shard 0's hash slot, beside {@code :meta}) that holds the
+ * {@code loadedAt} of the live load it was remembered under and expires after {@code ttl}. This
+ * instance keeps a bounded index in memory (Caffeine) of the keys it, or with {@code shared} any
+ * instance, remembered, so that the keys it does not hold cost nothing; a key the index holds is
+ * rejected only once Redis confirms its entry, in one round trip. Nothing in memory can reject a
+ * key on its own, so nothing another instance did can be missed by it:
+ * <ul>
+ * <li>an add of the key, on any instance, deletes the entry before the add returns
+ * ({@link #forgetAsync}), and a check after that finds nothing to confirm;
+ * <li>a swap (load, rebuild, re-warm) changes {@code loadedAt}, and every entry of the old load
+ * stops confirming: a rebuild, the runbook's answer to a blocked real key, also clears this;
+ * <li>an entry confirms only while Redis answers: an error lets the call through.
+ * </ul>
+ *
+ * <p><b>The race with a concurrent add.</b> The method may read the database just before another
+ * instance commits and adds the key, and remember the miss just after that add deleted nothing.
+ * An add therefore also marks the key {@code <live key>:added:<digest>} for {@link #ADDED_WINDOW},
+ * before it deletes the entry, and a remember is refused while that mark exists; a method that ran
+ * longer than {@link #MAX_REMEMBER_DELAY} since its check is not remembered at all, so the mark
+ * always outlives the window in which such a race could happen.
+ *
+ * <p>Digests are SHA-256 of the key's canonical bytes, not Murmur3: a computed collision must not
+ * let one key's miss reject another key.
+ */
+public final class RememberedMisses {
+
+    /**
+     * @param ttl how long a miss is remembered
+     * @param maxEntries bound of this instance's index in memory (entries in Redis expire by {@code ttl})
+     * @param shared whether instances tell each other what they remembered (pub/sub), so that one
+     *     instance's miss spares every instance's database query
+     */
+    public record Settings(Duration ttl, long maxEntries, boolean shared) {
+
+        public Settings {
+            checkArgument(ttl != null && !ttl.isNegative() && !ttl.isZero() && ttl.toMillis() > 0,
+                    "negative-cache.ttl (%s) must be at least 1 ms", ttl);
+            checkArgument(maxEntries >= 1, "negative-cache.max-entries (%s) must be at least 1", maxEntries);
+        }
+    }
+
+    /** How long an add's mark refuses remembers of its key. */
+    public static final Duration ADDED_WINDOW = Duration.ofSeconds(10);
+
+    /** A method that took longer than this since its check is not remembered (half the window: the rest is latency). */
+    public static final Duration MAX_REMEMBER_DELAY = ADDED_WINDOW.dividedBy(2);
+
+    /** Pub/sub event: an instance remembered the key of the 8-byte index hash that follows. */
+    public static final byte EVENT_REMEMBER = 'R';
+
+    /** Pub/sub event: the keys of the 8-byte index hashes that follow were added. */
+    public static final byte EVENT_FORGET = 'F';
+
+    private static final Logger log = LoggerFactory.getLogger(RememberedMisses.class);
+    private static final HexFormat HEX = HexFormat.of();
+
+    private final String name;
+    private final FilterKeys keys;
+    private final BitmapStore store;
+    private final Settings settings;
+    private final Duration checkTimeout;
+    private final Consumer<byte[]> publish;
+    private final Cache<Long, Boolean> index;
+
+    /**
+     * @param publish sends an event on the filter's channel without waiting; used when {@code shared}
+     */
+    public RememberedMisses(String name, FilterKeys keys, BitmapStore store, Settings settings, Duration checkTimeout,
+            Consumer<byte[]> publish) {
+        this.name = name;
+        this.keys = keys;
+        this.store = store;
+        this.settings = settings;
+        this.checkTimeout = checkTimeout;
+        this.publish = publish;
+        this.index = Caffeine.newBuilder().maximumSize(settings.maxEntries()).expireAfterWrite(settings.ttl()).build();
+    }
+
+    public Settings settings() {
+        return settings;
+    }
+
+    /** Whether the index points at {@code canonicalKey}: only then is Redis asked. No I/O. */
+    public boolean mightBeRemembered(Object canonicalKey) {
+        return !index.asMap().isEmpty() && index.getIfPresent(KeyEncoding.indexHash(KeyEncoding.canonicalBytes(canonicalKey))) != null;
+    }
+
+    /**
+     * Whether {@code canonicalKey} is remembered as absent: false at once when the index does not
+     * point at it, otherwise Redis's answer; false when Redis fails (the call goes on).
+     */
+    public CompletableFuture<Boolean> isRememberedAsync(Object canonicalKey) {
+        byte[] bytes = KeyEncoding.canonicalBytes(canonicalKey);
+        long hash = KeyEncoding.indexHash(bytes);
+        if (index.getIfPresent(hash) == null) {
+            return CompletableFuture.completedFuture(Boolean.FALSE);
+        }
+        CompletableFuture<Boolean> confirmed;
+        try {
+            confirmed = store.missRememberedAsync(missKey(bytes), keys.meta(), checkTimeout);
+        }
+        catch (RuntimeException ex) {
+            confirmed = CompletableFuture.failedFuture(ex);
+        }
+        return confirmed.handle((remembered, error) -> {
+            if (error != null) {
+                log.debug("Filter '{}': could not confirm a remembered miss, letting the call through: {}", name,
+                        error.getMessage());
+                return Boolean.FALSE;
+            }
+            if (!remembered) {
+                index.invalidate(hash);
+            }
+            return remembered;
+        });
+    }
+
+    /**
+     * Remembers that the method guarded by the check that began at {@code checkStartedNanos}
+     * ({@link System#nanoTime()}) found nothing for {@code canonicalKey}. Completes with whether
+     * it was remembered: not when the method took longer than {@link #MAX_REMEMBER_DELAY}, when
+     * the key was added a moment ago, when the filter has no live load, or when Redis failed.
+     */
+    public CompletableFuture<Boolean> rememberAsync(Object canonicalKey, long checkStartedNanos) {
+        if (System.nanoTime() - checkStartedNanos > MAX_REMEMBER_DELAY.toNanos()) {
+            return CompletableFuture.completedFuture(Boolean.FALSE);
+        }
+        byte[] bytes = KeyEncoding.canonicalBytes(canonicalKey);
+        long hash = KeyEncoding.indexHash(bytes);
+        String digest = digest(bytes);
+        CompletableFuture<Boolean> remembered;
+        try {
+            remembered = store.rememberMissAsync(missKey(digest), addedKey(digest), keys.meta(), settings.ttl());
+        }
+        catch (RuntimeException ex) {
+            remembered = CompletableFuture.failedFuture(ex);
+        }
+        return remembered.handle((done, error) -> {
+            if (error != null) {
+                log.debug("Filter '{}': could not remember a miss: {}", name, error.getMessage());
+                return Boolean.FALSE;
+            }
+            if (done) {
+                index.put(hash, Boolean.TRUE);
+                if (settings.shared()) {
+                    publish.accept(event(EVENT_REMEMBER, List.of(hash)));
+                }
+            }
+            return done;
+        });
+    }
+
+    /**
+     * Forgets {@code canonicalKeys}, just added: marks each as added for {@link #ADDED_WINDOW},
+     * then deletes its entry, in Redis; drops it from this index, and with {@code shared} tells
+     * the other instances' indexes. Completes once Redis has done both, or with the store's error.
+     */
+    public CompletableFuture<Void> forgetAsync(Collection<?> canonicalKeys) {
+        List<String> missKeys = new ArrayList<>(canonicalKeys.size());
+        List<String> addedKeys = new ArrayList<>(canonicalKeys.size());
+        List<Long> hashes = new ArrayList<>(canonicalKeys.size());
+        for (Object key : canonicalKeys) {
+            byte[] bytes = KeyEncoding.canonicalBytes(key);
+            long hash = KeyEncoding.indexHash(bytes);
+            hashes.add(hash);
+            index.invalidate(hash);
+            String digest = digest(bytes);
+            missKeys.add(missKey(digest));
+            addedKeys.add(addedKey(digest));
+        }
+        if (missKeys.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> forgotten;
+        try {
+            forgotten = store.forgetMissesAsync(missKeys, addedKeys, ADDED_WINDOW);
+        }
+        catch (RuntimeException ex) {
+            forgotten = CompletableFuture.failedFuture(ex);
+        }
+        return forgotten.thenRun(() -> {
+            if (settings.shared()) {
+                publish.accept(event(EVENT_FORGET, hashes));
+            }
+        });
+    }
+
+    /** Applies another instance's {@link #EVENT_REMEMBER} or {@link #EVENT_FORGET}; ignores anything else. */
+    public void onEvent(byte[] message) {
+        if (message.length < 9 || (message.length - 1) % 8 != 0) {
+            return;
+        }
+        ByteBuffer hashes = ByteBuffer.wrap(message, 1, message.length - 1);
+        while (hashes.remaining() >= 8) {
+            long hash = hashes.getLong();
+            if (message[0] == EVENT_REMEMBER) {
+                index.put(hash, Boolean.TRUE);
+            }
+            else if (message[0] == EVENT_FORGET) {
+                index.invalidate(hash);
+            }
+        }
+    }
+
+    /** Empties the index, after a swap: Redis no longer confirms the old load's entries anyway. */
+    public void clear() {
+        index.invalidateAll();
+    }
+
+    /** Keys the index points at now (an estimate, for status and tests). */
+    public long indexSize() {
+        return index.estimatedSize();
+    }
+
+    /** The Redis key that remembers {@code canonicalKey}'s miss: in shard 0's slot, beside {@code :meta}. */
+    public String missKey(Object canonicalKey) {
+        return missKey(KeyEncoding.canonicalBytes(canonicalKey));
+    }
+
+    private String missKey(byte[] canonicalBytes) {
+        return missKey(digest(canonicalBytes));
+    }
+
+    private String missKey(String digest) {
+        return keys.live() + ":miss:" + digest;
+    }
+
+    private String addedKey(String digest) {
+        return keys.live() + ":added:" + digest;
+    }
+
+    private static byte[] event(byte type, List<Long> hashes) {
+        ByteBuffer event = ByteBuffer.allocate(1 + 8 * hashes.size()).put(type);
+        hashes.forEach(event::putLong);
+        return event.array();
+    }
+
+    /** The first 128 bits of the SHA-256 of the canonical bytes, in hex. */
+    private static String digest(byte[] canonicalBytes) {
+        try {
+            byte[] sha = MessageDigest.getInstance("SHA-256").digest(canonicalBytes);
+            return HEX.formatHex(sha, 0, 16);
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("every Java platform has SHA-256", ex);
+        }
+    }
+}

@@ -1,0 +1,215 @@
+package dev.bloomguard.core.misses;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.LongStream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.hash.KeyType;
+import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.core.redis.LettuceBitmapStore;
+import dev.bloomguard.core.redis.LettuceClients;
+import dev.bloomguard.embedded.RedisServer;
+
+/**
+ * Remembered misses against a real {@code redis-server}, with two filter objects of one name
+ * standing for two instances. What matters most: nothing one instance remembers may reject a
+ * key once any instance's add of it has returned, whatever the other instance's memory holds.
+ */
+class RememberedMissesTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    private static final AtomicInteger NUMBER = new AtomicInteger();
+    private static final FilterGeometry GEOMETRY = FilterGeometry.of(10_000, 0.01);
+
+    private static RedisServer redis;
+    private static LettuceClients client;
+    private static BitmapStore store;
+
+    private String name;
+    private RedisBloomFilter one;
+    private RedisBloomFilter two;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = RedisServer.start();
+        client = LettuceClients.standalone(redis.port());
+        store = LettuceBitmapStore.create(client, Duration.ofSeconds(10));
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (client != null) {
+            client.close();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    @BeforeEach
+    void twoInstances(TestInfo test) {
+        name = test.getTestMethod().orElseThrow().getName() + "-" + NUMBER.incrementAndGet();
+        one = instance(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, true), null);
+        two = instance(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, true), null);
+        one.load(LongStream.rangeClosed(1, 5_000).boxed());
+    }
+
+    @AfterEach
+    void close() {
+        one.close();
+        two.close();
+    }
+
+    private RedisBloomFilter instance(RememberedMisses.Settings settings, KeyType keyType) {
+        return RedisBloomFilter.builder(name, GEOMETRY, store).checkTimeout(TIMEOUT).keyType(keyType)
+                .rememberMisses(settings).build();
+    }
+
+    @Test
+    void aMissRememberedOnOneInstanceIsConfirmedOnTheOtherAndAnAddOnEitherForgetsItBeforeItReturns() {
+        // 4242 is in the filter (loaded) but, say, deleted from the database since: it passes.
+        assertThat(one.check(4242L)).isEqualTo(Membership.PRESENT);
+        assertThat(one.isRememberedMissAsync(4242L).join()).isFalse();
+
+        assertThat(one.rememberMissAsync(4242L, System.nanoTime()).join()).isTrue();
+        assertThat(one.isRememberedMissAsync(4242L).join()).isTrue();
+        eventually(() -> two.isRememberedMissAsync(4242L).join());
+        assertThat(two.isRememberedMissAsync(4243L).join()).as("another key").isFalse();
+
+        // The row comes back through the other instance: once its add returns, neither rejects it,
+        // although instance one's memory still points at the key (no pub/sub has to arrive first).
+        two.add(4242L);
+        assertThat(one.isRememberedMissAsync(4242L).join()).isFalse();
+        assertThat(two.isRememberedMissAsync(4242L).join()).isFalse();
+    }
+
+    @Test
+    void anAddForgetsTheMissEvenWhenTheOtherInstanceWasNeverTold() {
+        RedisBloomFilter silent = instance(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false), null);
+        try {
+            assertThat(silent.rememberMissAsync(17L, System.nanoTime()).join()).isTrue();
+            assertThat(silent.isRememberedMissAsync(17L).join()).isTrue();
+
+            one.addAllAsync(List.of(17L, 18L)).join();
+
+            assertThat(silent.isRememberedMissAsync(17L).join()).isFalse();
+        }
+        finally {
+            silent.close();
+        }
+    }
+
+    @Test
+    void aMissFoundJustAfterAnotherInstanceAddedTheKeyIsNotRemembered() {
+        // Instance two's method read the database before instance one committed and added the key;
+        // its remember arrives after that add: it must not resurrect the miss.
+        long checkStarted = System.nanoTime();
+        one.add(9_001L);
+
+        assertThat(two.rememberMissAsync(9_001L, checkStarted).join()).isFalse();
+        assertThat(two.isRememberedMissAsync(9_001L).join()).isFalse();
+        assertThat(two.rememberMissAsync(9_002L, checkStarted).join()).as("a key nobody added").isTrue();
+    }
+
+    @Test
+    void aMethodSlowerThanTheAddWindowAllowsIsNotRemembered() {
+        long checkStarted = System.nanoTime() - RememberedMisses.MAX_REMEMBER_DELAY.toNanos() - 1;
+
+        assertThat(one.rememberMissAsync(4_000L, checkStarted).join()).isFalse();
+        assertThat(one.isRememberedMissAsync(4_000L).join()).isFalse();
+    }
+
+    @Test
+    void aReloadForgetsEveryMissRememberedUnderTheOldLoad() throws InterruptedException {
+        assertThat(one.rememberMissAsync(4_100L, System.nanoTime()).join()).isTrue();
+        Thread.sleep(5); // loadedAt is in milliseconds
+
+        two.load(LongStream.rangeClosed(1, 5_000).boxed());
+
+        assertThat(one.isRememberedMissAsync(4_100L).join()).isFalse();
+        assertThat(one.rememberMissAsync(4_100L, System.nanoTime()).join()).as("remembered anew").isTrue();
+        assertThat(one.isRememberedMissAsync(4_100L).join()).isTrue();
+    }
+
+    @Test
+    void aFilterWithoutLiveLoadRemembersNothing() {
+        RedisBloomFilter unloaded = RedisBloomFilter.builder(name + "-unloaded", GEOMETRY, store).checkTimeout(TIMEOUT)
+                .rememberMisses(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false)).build();
+
+        assertThat(unloaded.rememberMissAsync(1L, System.nanoTime()).join()).isFalse();
+        assertThat(unloaded.isRememberedMissAsync(1L).join()).isFalse();
+    }
+
+    @Test
+    void aMissIsForgottenAfterItsTtl() {
+        RedisBloomFilter brief = instance(new RememberedMisses.Settings(Duration.ofMillis(300), 1_000, false), null);
+        try {
+            assertThat(brief.rememberMissAsync(77L, System.nanoTime()).join()).isTrue();
+            assertThat(brief.isRememberedMissAsync(77L).join()).isTrue();
+
+            eventually(() -> !brief.isRememberedMissAsync(77L).join());
+        }
+        finally {
+            brief.close();
+        }
+    }
+
+    @Test
+    void aUuidRememberedInUpperCaseTextIsForgottenByAnAddOfTheUuid() {
+        RedisBloomFilter uuids = RedisBloomFilter.builder(name + "-uuid", GEOMETRY, store).checkTimeout(TIMEOUT)
+                .keyType(KeyType.UUID).rememberMisses(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false))
+                .build();
+        try {
+            UUID id = UUID.randomUUID();
+            uuids.load(List.of(id).stream());
+            String shouted = id.toString().toUpperCase();
+            assertThat(uuids.rememberMissAsync(shouted, System.nanoTime()).join()).isTrue();
+            assertThat(uuids.isRememberedMissAsync(id).join()).as("the same key, spelled otherwise").isTrue();
+
+            uuids.add(id);
+
+            assertThat(uuids.isRememberedMissAsync(shouted).join()).isFalse();
+        }
+        finally {
+            uuids.close();
+        }
+    }
+
+    @Test
+    void theRedisEntryNamesNoKeyTextAndSharesTheMetadataSlot() {
+        RememberedMisses misses = one.rememberedMisses().orElseThrow();
+
+        String missKey = misses.missKey("alice@example.com");
+
+        assertThat(missKey).startsWith(one.keys().live() + ":miss:").doesNotContain("alice").hasSize(
+                (one.keys().live() + ":miss:").length() + 32);
+    }
+
+    private static void eventually(java.util.function.BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition met within %s", TIMEOUT).isLessThan(deadline);
+            try {
+                Thread.sleep(10);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(ex);
+            }
+        }
+    }
+}
