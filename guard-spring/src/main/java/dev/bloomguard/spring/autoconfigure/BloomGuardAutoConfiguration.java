@@ -128,6 +128,9 @@ public class BloomGuardAutoConfiguration {
             if (settings.getLocalMirror().isEnabled()) {
                 builder.mirror(FilterSettingsValidator.mirrorSettings(settings.getLocalMirror()));
             }
+            if (settings.getNegativeCache().isEnabled()) {
+                builder.rememberMisses(FilterSettingsValidator.rememberedMisses(name, settings.getNegativeCache()));
+            }
             filters.put(name, builder.build());
         });
         return new BloomFilterRegistry(filters);
@@ -327,6 +330,13 @@ public class BloomGuardAutoConfiguration {
         public boolean singleFlight(String filter) {
             BloomGuardProperties.Filter settings = properties.getFilters().get(filter);
             return settings != null && settings.isSingleFlight();
+        }
+
+        @Override
+        public List<Class<? extends Throwable>> missExceptions(String filter) {
+            BloomGuardProperties.Filter settings = properties.getFilters().get(filter);
+            return settings == null || !settings.getNegativeCache().isEnabled() ? null
+                    : FilterSettingsValidator.missExceptions(filter, settings.getNegativeCache());
         }
 
         @Override

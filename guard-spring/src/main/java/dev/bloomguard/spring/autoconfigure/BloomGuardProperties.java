@@ -1,7 +1,9 @@
 package dev.bloomguard.spring.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -522,6 +524,20 @@ public class BloomGuardProperties {
         /** A local copy of the bitmap that answers "present" without a Redis round trip. */
         private LocalMirror localMirror = new LocalMirror();
 
+        /**
+         * Keys that passed the filter but that the guarded method did not find, remembered as
+         * absent for a while: a found false positive then costs the database one query per ttl.
+         */
+        private NegativeCache negativeCache = new NegativeCache();
+
+        public NegativeCache getNegativeCache() {
+            return negativeCache;
+        }
+
+        public void setNegativeCache(NegativeCache negativeCache) {
+            this.negativeCache = negativeCache;
+        }
+
         public long getExpectedInsertions() {
             return expectedInsertions;
         }
@@ -604,6 +620,77 @@ public class BloomGuardProperties {
     }
 
     /** The local mirror of one filter's bitmap. */
+    /**
+     * Remembered misses of one filter (see the README's threat model). A remembered key is
+     * rejected like a blocked one, counted as outcome=blocked, reason=remembered; an add of the
+     * key on any instance forgets it before the add returns, and a load or rebuild forgets all.
+     */
+    public static class NegativeCache {
+
+        /**
+         * Whether to remember misses. Off by default: on, a row written outside the guard (no
+         * @BloomPut, no BloomFilter#add) whose key had been looked up and not found may be
+         * rejected until the ttl ends or the catch-up query adds it, whichever comes first.
+         */
+        private boolean enabled = false;
+
+        /** How long a miss is remembered: the most a key created outside the guard can stay rejected for it. */
+        private Duration ttl = Duration.ofMinutes(1);
+
+        /** Most keys this instance's memory points at (each rejection is confirmed in Redis). */
+        private long maxEntries = 100_000;
+
+        /** Whether a miss one instance remembered spares every instance's database query (pub/sub). */
+        private boolean shared = true;
+
+        /**
+         * Exceptions that mean "not found" when the guarded method throws them, e.g.
+         * org.springframework.dao.EmptyResultDataAccessException (subclasses count too); a
+         * null result, an empty Optional, collection or map, an empty Mono or Flux always do.
+         */
+        private List<String> exceptions = new ArrayList<>();
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getTtl() {
+            return ttl;
+        }
+
+        public void setTtl(Duration ttl) {
+            this.ttl = ttl;
+        }
+
+        public long getMaxEntries() {
+            return maxEntries;
+        }
+
+        public void setMaxEntries(long maxEntries) {
+            this.maxEntries = maxEntries;
+        }
+
+        public boolean isShared() {
+            return shared;
+        }
+
+        public void setShared(boolean shared) {
+            this.shared = shared;
+        }
+
+        public List<String> getExceptions() {
+            return exceptions;
+        }
+
+        public void setExceptions(List<String> exceptions) {
+            this.exceptions = exceptions;
+        }
+    }
+
     public static class LocalMirror {
 
         /** Whether to keep a local mirror; checks of present keys then cost no Redis round trip. */

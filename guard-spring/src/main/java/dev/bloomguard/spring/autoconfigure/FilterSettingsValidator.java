@@ -1,6 +1,8 @@
 package dev.bloomguard.spring.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import org.springframework.util.ClassUtils;
@@ -11,6 +13,7 @@ import dev.bloomguard.spring.warmup.CatchUpQuery;
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterKeys;
 import dev.bloomguard.core.mirror.MirrorSettings;
+import dev.bloomguard.core.misses.RememberedMisses;
 
 /**
  * Turns bad {@code bloom-guard.*} values into a startup failure that names the property and
@@ -83,6 +86,12 @@ final class FilterSettingsValidator {
                     throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey() + "." + ex.getMessage());
                 }
             }
+            BloomGuardProperties.NegativeCache negativeCache = entry.getValue().getNegativeCache();
+            if (negativeCache.isEnabled()) {
+                requireCaffeine("bloom-guard.filters." + entry.getKey() + ".negative-cache.enabled");
+                rememberedMisses(entry.getKey(), negativeCache);
+                missExceptions(entry.getKey(), negativeCache);
+            }
             if (warmup.getKeyColumn() != null && !warmup.getKeyColumn().isBlank()
                     && (warmup.getSql() == null || warmup.getSql().isBlank())) {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
@@ -151,6 +160,43 @@ final class FilterSettingsValidator {
     static MirrorSettings mirrorSettings(BloomGuardProperties.LocalMirror mirror) {
         return new MirrorSettings(mirror.getMaxMemory().toBytes(), mirror.getRefreshAfter(),
                 MirrorSettings.DEFAULT_PAGE_BYTES, mirror.isTrustAbsent());
+    }
+
+    /** The core's settings of a filter's remembered misses. */
+    static RememberedMisses.Settings rememberedMisses(String filter, BloomGuardProperties.NegativeCache negativeCache) {
+        try {
+            return new RememberedMisses.Settings(negativeCache.getTtl(), negativeCache.getMaxEntries(),
+                    negativeCache.isShared());
+        }
+        catch (IllegalArgumentException ex) {
+            throw new BloomGuardConfigurationException("bloom-guard.filters." + filter + "." + ex.getMessage());
+        }
+    }
+
+    /**
+     * The exception types that mean "not found" for {@code filter}, loaded now so that a
+     * misspelt name fails the application at startup instead of never matching.
+     */
+    static List<Class<? extends Throwable>> missExceptions(String filter,
+            BloomGuardProperties.NegativeCache negativeCache) {
+        List<Class<? extends Throwable>> types = new ArrayList<>();
+        for (String name : negativeCache.getExceptions()) {
+            String property = "bloom-guard.filters." + filter + ".negative-cache.exceptions";
+            Class<?> type;
+            try {
+                type = ClassUtils.forName(name.trim(), FilterSettingsValidator.class.getClassLoader());
+            }
+            catch (ClassNotFoundException | LinkageError ex) {
+                throw new BloomGuardConfigurationException(property + " names " + name
+                        + ", which is not on the class path; give the fully qualified name of an exception class");
+            }
+            if (!Throwable.class.isAssignableFrom(type)) {
+                throw new BloomGuardConfigurationException(property + " names " + name
+                        + ", which is not an exception (a Throwable)");
+            }
+            types.add(type.asSubclass(Throwable.class));
+        }
+        return List.copyOf(types);
     }
 
     /**

@@ -132,14 +132,33 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         }
         Object[] arguments = invocation.getArguments();
         BloomOperations.Guard guard = operations.guard();
-        if (guard != null && !admits(guard, target, arguments)) {
+        Admission admission = guard == null ? Admission.ADMITTED : admits(guard, target, arguments);
+        if (!admission.admitted()) {
             if (guard.emptyResult() == null) {
                 throw new BloomGuardRejectedException(guard.filter(), guard.method());
             }
             return guard.emptyResult().get();
         }
         if (operations.put() == null) {
-            return guard != null && guard.singleFlight() ? flights.run(guard.filter(), invocation) : invocation.proceed();
+            if (admission.missKey() == null) {
+                return guard != null && guard.singleFlight() ? flights.run(guard.filter(), invocation)
+                        : invocation.proceed();
+            }
+            // Remembered before the result is returned (and before a flight's followers get it), so
+            // that a call arriving after this one finds the miss remembered.
+            SingleFlight.Body remembering = () -> {
+                Object result;
+                try {
+                    result = invocation.proceed();
+                }
+                catch (Throwable ex) {
+                    rememberIfNotFound(guard, admission, ex).join();
+                    throw ex;
+                }
+                rememberIfEmpty(guard, admission, result).join();
+                return result;
+            };
+            return guard.singleFlight() ? flights.run(guard.filter(), invocation, remembering) : remembering.call();
         }
         // BloomPutAdvisor, inside any transaction, normally adds the key; should it not be in this
         // proxy's chain (a proxy built by hand with this advisor alone), the add happens here.
@@ -183,10 +202,21 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         return result;
     }
 
-    private boolean admits(BloomOperations.Guard guard, Object target, Object[] arguments) {
+    /**
+     * What the check of one call decided: whether it goes on and, when the filter remembers
+     * misses and the key passed the filter itself, the key to remember should the call find
+     * nothing, with when its check began.
+     */
+    record Admission(boolean admitted, Object missKey, long checkStarted) {
+
+        static final Admission ADMITTED = new Admission(true, null, 0);
+        static final Admission REJECTED = new Admission(false, null, 0);
+    }
+
+    private Admission admits(BloomOperations.Guard guard, Object target, Object[] arguments) {
         Object key = guardKey(guard, target, arguments);
         if (key == null) {
-            return true;
+            return Admission.ADMITTED;
         }
         RedisBloomFilter filter = filter(guard.filter());
         GuardObservations.Pending observation = observations().check(guard.filter());
@@ -201,7 +231,14 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         catch (RuntimeException ex) {
             throw failed(observation, ex);
         }
-        return decide(guard, key, answer, System.nanoTime() - started, observation);
+        boolean remembered = answer == Membership.PRESENT && remembersMisses(guard, key)
+                && filter.isRememberedMissAsync(key).join();
+        return decide(guard, key, answer, remembered, started, observation);
+    }
+
+    /** Whether a check of {@code key} that passed the filter may be a remembered miss, or be remembered. */
+    private static boolean remembersMisses(BloomOperations.Guard guard, Object key) {
+        return guard.remembersMisses() && !(key instanceof List<?>);
     }
 
     /**
@@ -211,10 +248,10 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
      *
      * @throws BloomGuardException for a key the guard cannot check, before anything is sent
      */
-    CompletableFuture<Boolean> admitsAsync(BloomOperations.Guard guard, Object target, Object[] arguments) {
+    CompletableFuture<Admission> admitsAsync(BloomOperations.Guard guard, Object target, Object[] arguments) {
         Object key = guardKey(guard, target, arguments);
         if (key == null) {
-            return CompletableFuture.completedFuture(Boolean.TRUE);
+            return CompletableFuture.completedFuture(Admission.ADMITTED);
         }
         RedisBloomFilter filter = filter(guard.filter());
         GuardObservations.Pending observation = observations().check(guard.filter());
@@ -236,7 +273,59 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
                 }
             });
         }
-        return answer.thenApply(membership -> decide(guard, key, membership, System.nanoTime() - started, observation));
+        if (!remembersMisses(guard, key)) {
+            return answer.thenApply(membership -> decide(guard, key, membership, false, started, observation));
+        }
+        return answer.thenCompose(membership -> membership != Membership.PRESENT
+                ? CompletableFuture.completedFuture(decide(guard, key, membership, false, started, observation))
+                : filter.isRememberedMissAsync(key)
+                        .thenApply(remembered -> decide(guard, key, membership, remembered, started, observation)));
+    }
+
+    /**
+     * After a call admitted by {@code admission} returned {@code result}: remembers its key when
+     * the result says nothing was found (null, an empty {@code Optional}, collection or map).
+     */
+    CompletableFuture<Void> rememberIfEmpty(BloomOperations.Guard guard, Admission admission, Object result) {
+        return admission.missKey() != null && foundNothing(result) ? remember(guard, admission) : DONE;
+    }
+
+    /** After a call admitted by {@code admission} threw {@code error}: remembers its key when the error means "not found". */
+    CompletableFuture<Void> rememberIfNotFound(BloomOperations.Guard guard, Admission admission, Throwable error) {
+        Throwable thrown = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        return admission.missKey() != null && guard.meansNotFound(thrown) ? remember(guard, admission) : DONE;
+    }
+
+    /** After a reactive call admitted by {@code admission} completed without a value. */
+    CompletableFuture<Void> rememberEmpty(BloomOperations.Guard guard, Admission admission) {
+        return admission.missKey() != null ? remember(guard, admission) : DONE;
+    }
+
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+
+    /** Completes once the miss is remembered or could not be (never exceptionally). */
+    private CompletableFuture<Void> remember(BloomOperations.Guard guard, Admission admission) {
+        if (TransactionSynchronizationManager.isActualTransactionActive()) {
+            // The method may have read a snapshot older than its check (REPEATABLE READ): a key
+            // committed and added before the check would look absent. Not remembered.
+            return DONE;
+        }
+        try {
+            return filter(guard.filter()).rememberMissAsync(admission.missKey(), admission.checkStarted())
+                    .handle((remembered, error) -> null);
+        }
+        catch (RuntimeException ex) {
+            log.debug("Filter '{}': could not remember a miss of {}: {}", guard.filter(), guard.method(),
+                    ex.getMessage());
+            return DONE;
+        }
+    }
+
+    /** Null, or an empty {@code Optional}, collection or map: what a lookup returns for a key it did not find. */
+    static boolean foundNothing(Object result) {
+        return result == null || result instanceof Optional<?> optional && optional.isEmpty()
+                || result instanceof java.util.Collection<?> collection && collection.isEmpty()
+                || result instanceof java.util.Map<?, ?> map && map.isEmpty();
     }
 
     /**
@@ -325,15 +414,26 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         return registry().filter(name);
     }
 
-    /** Counts the filter's answer, closes the check's observation with it and says whether the call may go on. */
-    private boolean decide(BloomOperations.Guard guard, Object key, Membership answer, long elapsedNanos,
-            GuardObservations.Pending observation) {
+    /**
+     * Counts the filter's answer, closes the check's observation with it and says whether the
+     * call may go on.
+     *
+     * @param remembered whether a key the filter passed is a remembered miss
+     */
+    private Admission decide(BloomOperations.Guard guard, Object key, Membership answer, boolean remembered,
+            long started, GuardObservations.Pending observation) {
+        long elapsedNanos = System.nanoTime() - started;
         CheckOutcome outcome = switch (answer) {
             case PRESENT -> CheckOutcome.PASSED;
             case ABSENT -> CheckOutcome.BLOCKED;
             case NOT_READY, UNAVAILABLE -> CheckOutcome.BYPASSED;
         };
         CheckReason reason = CheckReason.FILTER;
+        if (remembered) {
+            answer = Membership.ABSENT;
+            outcome = CheckOutcome.BLOCKED;
+            reason = CheckReason.REMEMBERED;
+        }
         if (answer == Membership.ABSENT && pendingAdds.holds(guard.filter())) {
             // This instance has adds for the filter that Redis refused and that are still being retried.
             outcome = CheckOutcome.BYPASSED;
@@ -346,10 +446,14 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         metrics().record(guard.filter(), outcome, reason, elapsedNanos);
         observation.stop(outcome.tag(), null);
         if (answer == Membership.ABSENT) {
-            log.debug("Filter '{}' rejected key {} for {}", guard.filter(), key, guard.method());
-            return false;
+            log.debug("Filter '{}' rejected key {} for {} ({})", guard.filter(), key, guard.method(), reason.tag());
+            return Admission.REJECTED;
         }
-        return !(answer == Membership.UNAVAILABLE && blockWhenUnavailable);
+        if (answer == Membership.UNAVAILABLE && blockWhenUnavailable) {
+            return Admission.REJECTED;
+        }
+        return answer == Membership.PRESENT && remembersMisses(guard, key) ? new Admission(true, key, started)
+                : Admission.ADMITTED;
     }
 
     /**

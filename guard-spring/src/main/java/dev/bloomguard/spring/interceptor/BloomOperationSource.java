@@ -50,6 +50,14 @@ public final class BloomOperationSource {
             return false;
         }
 
+        /**
+         * With remembered misses on for the filter, the exception types that mean "not found"
+         * (possibly none); null when the filter does not remember misses.
+         */
+        default List<Class<? extends Throwable>> missExceptions(String filter) {
+            return null;
+        }
+
         /** Configured filter names, for error messages. */
         Iterable<String> names();
     }
@@ -177,7 +185,8 @@ public final class BloomOperationSource {
                     + ".single-flight off or guard it with another filter");
         }
         return new BloomOperations.Guard(guard.filter(), key,
-                returnsEmpty ? EmptyResults.forMethod(method, at) : null, where, singleFlight);
+                returnsEmpty ? EmptyResults.forMethod(method, at) : null, where, singleFlight,
+                catalog.missExceptions(guard.filter()));
     }
 
     private BloomOperations.Put put(BloomPut put, Method method, String where) {

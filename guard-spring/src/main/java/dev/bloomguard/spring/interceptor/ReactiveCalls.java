@@ -39,19 +39,49 @@ final class ReactiveCalls {
         if (!adapter.isMultiValue()) {
             Mono<Object> call = guard == null ? Mono.defer(() -> Mono.from(proceed(invocation, adapter)))
                     : admission(interceptor, guard, target, arguments)
-                            .flatMap(admitted -> admitted ? Mono.from(proceed(invocation, adapter)) : rejection(guard));
+                            .flatMap(admitted -> admitted.admitted()
+                                    ? rememberingMisses(interceptor, guard, admitted, Mono.from(proceed(invocation, adapter)))
+                                    : rejection(guard));
             return adapter.fromPublisher(put == null ? call
                     : call.flatMap(value -> add(interceptor, put, target, arguments, value).thenReturn(value)));
         }
         Flux<Object> call = guard == null ? Flux.defer(() -> proceed(invocation, adapter))
                 : admission(interceptor, guard, target, arguments)
-                        .flatMapMany(admitted -> admitted ? proceed(invocation, adapter) : rejection(guard));
+                        .flatMapMany(admitted -> admitted.admitted()
+                                ? rememberingMisses(interceptor, guard, admitted, Flux.from(proceed(invocation, adapter)))
+                                : rejection(guard));
         return adapter.fromPublisher(put == null ? call
                 : call.concatMap(value -> add(interceptor, put, target, arguments, value).thenReturn(value)));
     }
 
+    /**
+     * {@code call}, which remembers its key as a miss when it completes empty or fails with an
+     * exception that means "not found", if the admission asks for that.
+     */
+    private static Mono<Object> rememberingMisses(BloomGuardInterceptor interceptor, BloomOperations.Guard guard,
+            BloomGuardInterceptor.Admission admission, Mono<Object> call) {
+        if (admission.missKey() == null) {
+            return call;
+        }
+        return call.flatMap(value -> Mono.fromFuture(interceptor.rememberIfEmpty(guard, admission, value)).thenReturn(value))
+                .switchIfEmpty(Mono.defer(() -> Mono.fromFuture(interceptor.rememberEmpty(guard, admission)).then(Mono.empty())))
+                .onErrorResume(error -> Mono.fromFuture(interceptor.rememberIfNotFound(guard, admission, error))
+                        .then(Mono.error(error)));
+    }
+
+    private static Flux<Object> rememberingMisses(BloomGuardInterceptor interceptor, BloomOperations.Guard guard,
+            BloomGuardInterceptor.Admission admission, Flux<Object> call) {
+        if (admission.missKey() == null) {
+            return call;
+        }
+        return call.switchIfEmpty(Flux.defer(() -> Mono.fromFuture(interceptor.rememberEmpty(guard, admission))
+                        .thenMany(Flux.empty())))
+                .onErrorResume(error -> Mono.fromFuture(interceptor.rememberIfNotFound(guard, admission, error))
+                        .then(Mono.error(error)));
+    }
+
     /** Whether the call may go on, as {@link BloomGuardInterceptor#admitsAsync} decides it at subscription. */
-    private static Mono<Boolean> admission(BloomGuardInterceptor interceptor, BloomOperations.Guard guard,
+    private static Mono<BloomGuardInterceptor.Admission> admission(BloomGuardInterceptor interceptor, BloomOperations.Guard guard,
             Object target, Object[] arguments) {
         return Mono.defer(() -> Mono.fromFuture(interceptor.admitsAsync(guard, target, arguments), true));
     }

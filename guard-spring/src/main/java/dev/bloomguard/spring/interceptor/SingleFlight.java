@@ -40,12 +40,23 @@ final class SingleFlight {
     /** Per filter, the {@code @BloomPut}s this instance began: a flight is joinable while unchanged. */
     private final Map<String, AtomicLong> writes = new ConcurrentHashMap<>();
 
+    /** The call a flight makes: the method, and whatever must be done before its followers see the result. */
+    @FunctionalInterface
+    interface Body {
+        Object call() throws Throwable;
+    }
+
     Object run(String filter, MethodInvocation invocation) throws Throwable {
+        return run(filter, invocation, invocation::proceed);
+    }
+
+    /** As {@link #run(String, MethodInvocation)}, the flight's leader running {@code body} instead of the bare method. */
+    Object run(String filter, MethodInvocation invocation, Body body) throws Throwable {
         if (TransactionSynchronizationManager.isActualTransactionActive()
                 || !TransactionSynchronizationManager.getResourceMap().isEmpty()) {
             // A transaction may read its own uncommitted rows; a bound resource (Open Session in View's
             // EntityManager, a connection) makes the result belong to this thread's session.
-            return invocation.proceed();
+            return body.call();
         }
         Call call = new Call(invocation.getMethod(), invocation.getThis(), invocation.getArguments());
         Flight mine = new Flight(writes(filter).get());
@@ -55,11 +66,11 @@ final class SingleFlight {
                 return running.await();
             }
             if (!flights.replace(call, running, mine)) {
-                return invocation.proceed();
+                return body.call();
             }
         }
         try {
-            Object result = invocation.proceed();
+            Object result = body.call();
             mine.result.complete(result);
             return result;
         }

@@ -43,14 +43,14 @@ final class StageCalls {
             call = proceed(invocation);
         }
         else {
-            CompletableFuture<Boolean> admission;
+            CompletableFuture<BloomGuardInterceptor.Admission> admission;
             try {
                 admission = interceptor.admitsAsync(guard, target, arguments);
             }
             catch (RuntimeException ex) {
                 return CompletableFuture.failedFuture(ex);
             }
-            call = offRedisThread(admission).thenCompose(admitted -> proceedIf(admitted, invocation, guard));
+            call = offRedisThread(admission).thenCompose(admitted -> proceedIf(admitted, invocation, guard, interceptor));
         }
         return put == null ? call
                 : call.thenCompose(value -> offRedisThread(interceptor.addAsync(put, target, arguments, value))
@@ -78,10 +78,16 @@ final class StageCalls {
         return moved;
     }
 
-    private static CompletableFuture<Object> proceedIf(boolean admitted, MethodInvocation invocation,
-            BloomOperations.Guard guard) {
-        if (admitted) {
-            return proceed(invocation);
+    private static CompletableFuture<Object> proceedIf(BloomGuardInterceptor.Admission admission,
+            MethodInvocation invocation, BloomOperations.Guard guard, BloomGuardInterceptor interceptor) {
+        if (admission.admitted()) {
+            CompletableFuture<Object> call = proceed(invocation);
+            // The result is handed on once the miss is remembered, so that a call after it finds it.
+            return admission.missKey() == null ? call : call.handle((value, error) -> error != null
+                    ? interceptor.rememberIfNotFound(guard, admission, error)
+                            .<Object>thenCompose(done -> CompletableFuture.failedFuture(error))
+                    : interceptor.rememberIfEmpty(guard, admission, value).thenApply(done -> value))
+                    .thenCompose(outcome -> outcome);
         }
         if (guard.emptyResult() == null) {
             return CompletableFuture.failedFuture(new BloomGuardRejectedException(guard.filter(), guard.method()));

@@ -8,8 +8,9 @@ public final class BloomGuardMetricNames {
 
     /**
      * Counter of guarded calls, tags {@code filter}, {@code outcome} (passed, blocked, bypassed)
-     * and {@code reason} ({@code filter} for passed and blocked; for bypassed not-ready,
-     * redis-error, circuit-open or suspended: see {@link CheckReason}).
+     * and {@code reason} ({@code filter} for passed and blocked, {@code remembered} for a blocked
+     * remembered miss; for bypassed not-ready, redis-error, circuit-open or suspended: see
+     * {@link CheckReason}).
      */
     public static final String CHECKS = "bloomguard.checks";
 

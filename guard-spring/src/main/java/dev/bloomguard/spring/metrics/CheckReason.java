@@ -24,9 +24,24 @@ public enum CheckReason {
      * Blocking is suspended on this instance: adds that Redis refused are being retried, or the
      * filter may come from another warmup query than this instance's, until it is reloaded.
      */
-    SUSPENDED;
+    SUSPENDED,
+
+    /**
+     * The key passed the filter, but a guarded call found nothing for it a moment ago and the
+     * filter's {@code negative-cache} remembers that (blocked).
+     */
+    REMEMBERED;
 
     private final String tag = name().toLowerCase(Locale.ROOT).replace('_', '-');
+
+    /** Whether a check with {@code outcome} can have this reason: the pairs that have a counter. */
+    public boolean explains(CheckOutcome outcome) {
+        return switch (this) {
+            case FILTER -> outcome != CheckOutcome.BYPASSED;
+            case REMEMBERED -> outcome == CheckOutcome.BLOCKED;
+            default -> outcome == CheckOutcome.BYPASSED;
+        };
+    }
 
     public String tag() {
         return tag;

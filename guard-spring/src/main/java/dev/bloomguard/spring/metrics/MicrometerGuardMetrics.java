@@ -41,9 +41,10 @@ public final class MicrometerGuardMetrics implements GuardMetrics {
         if (filterMeters == null) {
             filterMeters = meters.computeIfAbsent(filter, name -> new FilterMeters(registry, name));
         }
-        // Only the combinations registered: passed and blocked are the filter's, bypassed has a cause.
-        CheckReason counted = outcome != CheckOutcome.BYPASSED ? CheckReason.FILTER
-                : reason == CheckReason.FILTER ? CheckReason.NOT_READY : reason;
+        // Only the combinations registered: passed is the filter's, blocked the filter's or a
+        // remembered miss's, bypassed has a cause.
+        CheckReason counted = reason.explains(outcome) ? reason
+                : outcome == CheckOutcome.BYPASSED ? CheckReason.NOT_READY : CheckReason.FILTER;
         filterMeters.checks.get(outcome).get(counted).increment();
         if (durationNanos >= 0) {
             filterMeters.duration.record(durationNanos, TimeUnit.NANOSECONDS);
@@ -86,7 +87,7 @@ public final class MicrometerGuardMetrics implements GuardMetrics {
             for (CheckOutcome outcome : CheckOutcome.values()) {
                 Map<CheckReason, Counter> byReason = new EnumMap<>(CheckReason.class);
                 for (CheckReason reason : CheckReason.values()) {
-                    if ((outcome == CheckOutcome.BYPASSED) != (reason == CheckReason.FILTER)) {
+                    if (reason.explains(outcome)) {
                         byReason.put(reason, Counter.builder(BloomGuardMetricNames.CHECKS)
                                 .description("Calls guarded by a Bloom filter, by outcome and reason")
                                 .tag(BloomGuardMetricNames.TAG_FILTER, filter)
