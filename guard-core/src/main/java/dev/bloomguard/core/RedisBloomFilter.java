@@ -262,15 +262,18 @@ public final class RedisBloomFilter {
      * Whether {@code key} is remembered as absent ({@link RememberedMisses#isRememberedAsync}):
      * false at once without remembered misses or when this instance's index does not point at it.
      */
-    public CompletableFuture<Boolean> isRememberedMissAsync(Object key) {
+    public CompletableFuture<Boolean> isRememberedMissAsync(Object key, String scope) {
         return misses == null ? CompletableFuture.completedFuture(Boolean.FALSE)
-                : misses.isRememberedAsync(canonical(key));
+                : misses.isRememberedAsync(canonical(key), scope);
     }
 
-    /** Remembers that a method guarded by a check begun at {@code checkStartedNanos} found nothing for {@code key}. */
-    public CompletableFuture<Boolean> rememberMissAsync(Object key, long checkStartedNanos) {
+    /**
+     * Remembers that the lookup {@code scope} (a method), guarded by a check begun at
+     * {@code checkStartedNanos}, found nothing for {@code key}.
+     */
+    public CompletableFuture<Boolean> rememberMissAsync(Object key, String scope, long checkStartedNanos) {
         return misses == null ? CompletableFuture.completedFuture(Boolean.FALSE)
-                : misses.rememberAsync(canonical(key), checkStartedNanos);
+                : misses.rememberAsync(canonical(key), scope, checkStartedNanos);
     }
 
     private void publishQuietly(byte[] event) {

@@ -29,9 +29,14 @@ import dev.bloomguard.core.redis.BitmapStore;
  * attacker found to pass the filter costs the database one query per {@code ttl}, not one per
  * request.
  *
- * <p><b>Redis decides, memory only points.</b> Each remembered key is a Redis string
- * {@code <live key>:miss:<digest>} (in shard 0's hash slot, beside {@code :meta}) that holds the
- * {@code loadedAt} of the live load it was remembered under and expires after {@code ttl}. This
+ * <p><b>Misses are per lookup.</b> A miss is remembered for the lookup (the guarded method, its
+ * {@code scope}) that found nothing, and rejects that lookup only: an empty list of a user's
+ * orders must not make the user's profile 404. An add of the key forgets it for every lookup.
+ *
+ * <p><b>Redis decides, memory only points.</b> Each remembered key is a Redis hash
+ * {@code <live key>:miss:<digest>} (in shard 0's hash slot, beside {@code :meta}) with a field per
+ * scope that holds the {@code loadedAt} of the live load it was remembered under and when it
+ * expires (by Redis's clock); the hash expires with its last field. This
  * instance keeps a bounded index in memory (Caffeine) of the keys it, or with {@code shared} any
  * instance, remembered, so that the keys it does not hold cost nothing; a key the index holds is
  * rejected only once Redis confirms its entry, in one round trip. Nothing in memory can reject a
@@ -93,6 +98,8 @@ public final class RememberedMisses {
     private final Duration checkTimeout;
     private final Consumer<byte[]> publish;
     private final Cache<Long, Boolean> index;
+    /** The scopes this instance has asked about: an add drops the key from the index under each. */
+    private final java.util.concurrent.ConcurrentHashMap<String, Boolean> scopes = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * @param publish sends an event on the filter's channel without waiting; used when {@code shared}
@@ -112,24 +119,23 @@ public final class RememberedMisses {
         return settings;
     }
 
-    /** Whether the index points at {@code canonicalKey}: only then is Redis asked. No I/O. */
-    public boolean mightBeRemembered(Object canonicalKey) {
-        return !index.asMap().isEmpty() && index.getIfPresent(KeyEncoding.indexHash(KeyEncoding.canonicalBytes(canonicalKey))) != null;
-    }
-
     /**
-     * Whether {@code canonicalKey} is remembered as absent: false at once when the index does not
-     * point at it, otherwise Redis's answer; false when Redis fails (the call goes on).
+     * Whether {@code canonicalKey} is remembered as absent for {@code scope}: false at once when
+     * the index does not point at it, otherwise Redis's answer; false when Redis fails (the call
+     * goes on).
      */
-    public CompletableFuture<Boolean> isRememberedAsync(Object canonicalKey) {
+    public CompletableFuture<Boolean> isRememberedAsync(Object canonicalKey, String scope) {
+        if (index.estimatedSize() == 0) {
+            return CompletableFuture.completedFuture(Boolean.FALSE);
+        }
         byte[] bytes = KeyEncoding.canonicalBytes(canonicalKey);
-        long hash = KeyEncoding.indexHash(bytes);
+        long hash = indexHash(bytes, scope);
         if (index.getIfPresent(hash) == null) {
             return CompletableFuture.completedFuture(Boolean.FALSE);
         }
         CompletableFuture<Boolean> confirmed;
         try {
-            confirmed = store.missRememberedAsync(missKey(bytes), keys.meta(), checkTimeout);
+            confirmed = store.missRememberedAsync(missKey(bytes), scope, keys.meta(), checkTimeout);
         }
         catch (RuntimeException ex) {
             confirmed = CompletableFuture.failedFuture(ex);
@@ -153,16 +159,17 @@ public final class RememberedMisses {
      * it was remembered: not when the method took longer than {@link #MAX_REMEMBER_DELAY}, when
      * the key was added a moment ago, when the filter has no live load, or when Redis failed.
      */
-    public CompletableFuture<Boolean> rememberAsync(Object canonicalKey, long checkStartedNanos) {
+    public CompletableFuture<Boolean> rememberAsync(Object canonicalKey, String scope, long checkStartedNanos) {
         if (System.nanoTime() - checkStartedNanos > MAX_REMEMBER_DELAY.toNanos()) {
             return CompletableFuture.completedFuture(Boolean.FALSE);
         }
         byte[] bytes = KeyEncoding.canonicalBytes(canonicalKey);
-        long hash = KeyEncoding.indexHash(bytes);
+        long hash = indexHash(bytes, scope);
         String digest = digest(bytes);
         CompletableFuture<Boolean> remembered;
         try {
-            remembered = store.rememberMissAsync(missKey(digest), addedKey(digest), keys.meta(), settings.ttl());
+            remembered = store.rememberMissAsync(missKey(digest), scope, addedKey(digest), keys.meta(),
+                    settings.ttl());
         }
         catch (RuntimeException ex) {
             remembered = CompletableFuture.failedFuture(ex);
@@ -193,9 +200,11 @@ public final class RememberedMisses {
         List<Long> hashes = new ArrayList<>(canonicalKeys.size());
         for (Object key : canonicalKeys) {
             byte[] bytes = KeyEncoding.canonicalBytes(key);
-            long hash = KeyEncoding.indexHash(bytes);
-            hashes.add(hash);
-            index.invalidate(hash);
+            for (String scope : scopes.keySet()) {
+                long hash = indexHash(bytes, scope);
+                hashes.add(hash);
+                index.invalidate(hash);
+            }
             String digest = digest(bytes);
             missKeys.add(missKey(digest));
             addedKeys.add(addedKey(digest));
@@ -211,7 +220,7 @@ public final class RememberedMisses {
             forgotten = CompletableFuture.failedFuture(ex);
         }
         return forgotten.thenRun(() -> {
-            if (settings.shared()) {
+            if (settings.shared() && !hashes.isEmpty()) {
                 publish.accept(event(EVENT_FORGET, hashes));
             }
         });
@@ -259,6 +268,17 @@ public final class RememberedMisses {
 
     private String addedKey(String digest) {
         return keys.live() + ":added:" + digest;
+    }
+
+    /**
+     * The index's name of a key's miss in {@code scope}; the same on every instance, since events
+     * carry it. A collision only costs a round trip: Redis decides.
+     */
+    private long indexHash(byte[] canonicalBytes, String scope) {
+        if (scopes.size() < 10_000) {
+            scopes.putIfAbsent(scope, Boolean.TRUE);
+        }
+        return KeyEncoding.indexHash(canonicalBytes) + 0x9E3779B97F4A7C15L * scope.hashCode();
     }
 
     private static byte[] event(byte type, List<Long> hashes) {

@@ -245,22 +245,25 @@ public interface BitmapStore {
     Map<String, String> hashGetAll(String key);
 
     /**
-     * Remembers a key the guarded method did not find (see {@code RememberedMisses}): sets
-     * {@code missKey} to the {@code loadedAt} field of {@code metaKey} for {@code ttl}, unless
-     * {@code addedKey} exists (the key was added a moment ago, after the method may have read
-     * the database) or the filter has no live load. True when remembered.
+     * Remembers a key the lookup {@code scope} did not find (see {@code RememberedMisses}): sets
+     * field {@code scope} of hash {@code missKey} to the {@code loadedAt} field of {@code metaKey}
+     * and the time, {@code ttl} from now, when it ends; unless {@code addedKey} exists (the key was
+     * added a moment ago, after the method may have read the database) or the filter has no live
+     * load. True when remembered.
      */
-    default CompletableFuture<Boolean> rememberMissAsync(String missKey, String addedKey, String metaKey,
-            Duration ttl) {
+    default CompletableFuture<Boolean> rememberMissAsync(String missKey, String scope, String addedKey,
+            String metaKey, Duration ttl) {
         return CompletableFuture.failedFuture(new UnsupportedOperationException(
                 getClass().getName() + " does not remember misses"));
     }
 
     /**
-     * Whether {@code missKey} still says the key is absent: it exists and was written under the
-     * live load that {@code metaKey} describes (a swap since then, a rebuild among them, forgets it).
+     * Whether {@code missKey} still says the key is absent for {@code scope}: its field exists, has
+     * not ended, and was written under the live load that {@code metaKey} describes (a swap since
+     * then, a rebuild among them, forgets it).
      */
-    default CompletableFuture<Boolean> missRememberedAsync(String missKey, String metaKey, Duration timeout) {
+    default CompletableFuture<Boolean> missRememberedAsync(String missKey, String scope, String metaKey,
+            Duration timeout) {
         return CompletableFuture.failedFuture(new UnsupportedOperationException(
                 getClass().getName() + " does not remember misses"));
     }

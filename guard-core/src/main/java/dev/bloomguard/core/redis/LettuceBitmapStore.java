@@ -550,35 +550,53 @@ public final class LettuceBitmapStore implements BitmapStore {
         return result;
     }
 
-    /** KEYS: miss, added, meta. ARGV: ttl in ms. See {@link BitmapStore#rememberMissAsync}. */
-    private static final String REMEMBER_MISS = """
+    /** Lua: Redis's clock in milliseconds. */
+    private static final String NOW_FUNCTION = """
+            local function now()
+              local time = redis.call('TIME')
+              return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+            end
+            """;
+
+    /**
+     * KEYS: miss, added, meta. ARGV: scope, ttl in ms. See {@link BitmapStore#rememberMissAsync}.
+     * The field holds {@code <loadedAt>:<ends at>}; the hash lives as long as its longest field.
+     */
+    private static final String REMEMBER_MISS = NOW_FUNCTION + """
             if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
             local live = redis.call('HGET', KEYS[3], 'loadedAt')
             if not live then return 0 end
-            redis.call('SET', KEYS[1], live, 'PX', ARGV[1])
+            local ttl = tonumber(ARGV[2])
+            redis.call('HSET', KEYS[1], ARGV[1], live .. ':' .. (now() + ttl))
+            if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
             return 1
             """;
 
-    /** KEYS: miss, meta. See {@link BitmapStore#missRememberedAsync}. */
-    private static final String MISS_REMEMBERED = """
-            local remembered = redis.call('GET', KEYS[1])
-            if remembered and remembered == redis.call('HGET', KEYS[2], 'loadedAt') then return 1 end
-            return 0
+    /** KEYS: miss, meta. ARGV: scope. See {@link BitmapStore#missRememberedAsync}. */
+    private static final String MISS_REMEMBERED = NOW_FUNCTION + """
+            local remembered = redis.call('HGET', KEYS[1], ARGV[1])
+            if not remembered then return 0 end
+            local separator = string.find(remembered, ':', 1, true)
+            if not separator then return 0 end
+            if string.sub(remembered, 1, separator - 1) ~= redis.call('HGET', KEYS[2], 'loadedAt') then return 0 end
+            if tonumber(string.sub(remembered, separator + 1)) <= now() then return 0 end
+            return 1
             """;
 
     @Override
-    public CompletableFuture<Boolean> rememberMissAsync(String missKey, String addedKey, String metaKey,
-            Duration ttl) {
+    public CompletableFuture<Boolean> rememberMissAsync(String missKey, String scope, String addedKey,
+            String metaKey, Duration ttl) {
         return this.<Long>callAsync("EVAL remember miss", operationTimeout, commands -> List.of(commands.<Long>eval(
                 REMEMBER_MISS, ScriptOutputType.INTEGER, new byte[][] { bytes(missKey), bytes(addedKey), bytes(metaKey) },
-                bytes(Long.toString(ttl.toMillis()))))).thenApply(reply -> reply != null && reply == 1);
+                bytes(scope), bytes(Long.toString(ttl.toMillis()))))).thenApply(reply -> reply != null && reply == 1);
     }
 
     @Override
-    public CompletableFuture<Boolean> missRememberedAsync(String missKey, String metaKey, Duration timeout) {
+    public CompletableFuture<Boolean> missRememberedAsync(String missKey, String scope, String metaKey,
+            Duration timeout) {
         return this.<Long>callAsync("EVAL miss remembered", timeout, commands -> List.of(commands.<Long>eval(
-                MISS_REMEMBERED, ScriptOutputType.INTEGER, new byte[][] { bytes(missKey), bytes(metaKey) })))
-                .thenApply(reply -> reply != null && reply == 1);
+                MISS_REMEMBERED, ScriptOutputType.INTEGER, new byte[][] { bytes(missKey), bytes(metaKey) },
+                bytes(scope)))).thenApply(reply -> reply != null && reply == 1);
     }
 
     @Override

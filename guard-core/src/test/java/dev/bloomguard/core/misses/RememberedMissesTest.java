@@ -34,6 +34,8 @@ class RememberedMissesTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final AtomicInteger NUMBER = new AtomicInteger();
     private static final FilterGeometry GEOMETRY = FilterGeometry.of(10_000, 0.01);
+    /** The lookup (guarded method) that found nothing. */
+    private static final String LOOKUP = "Users#find";
 
     private static RedisServer redis;
     private static LettuceClients client;
@@ -83,30 +85,30 @@ class RememberedMissesTest {
     void aMissRememberedOnOneInstanceIsConfirmedOnTheOtherAndAnAddOnEitherForgetsItBeforeItReturns() {
         // 4242 is in the filter (loaded) but, say, deleted from the database since: it passes.
         assertThat(one.check(4242L)).isEqualTo(Membership.PRESENT);
-        assertThat(one.isRememberedMissAsync(4242L).join()).isFalse();
+        assertThat(one.isRememberedMissAsync(4242L, LOOKUP).join()).isFalse();
 
-        assertThat(one.rememberMissAsync(4242L, System.nanoTime()).join()).isTrue();
-        assertThat(one.isRememberedMissAsync(4242L).join()).isTrue();
-        eventually(() -> two.isRememberedMissAsync(4242L).join());
-        assertThat(two.isRememberedMissAsync(4243L).join()).as("another key").isFalse();
+        assertThat(one.rememberMissAsync(4242L, LOOKUP, System.nanoTime()).join()).isTrue();
+        assertThat(one.isRememberedMissAsync(4242L, LOOKUP).join()).isTrue();
+        eventually(() -> two.isRememberedMissAsync(4242L, LOOKUP).join());
+        assertThat(two.isRememberedMissAsync(4243L, LOOKUP).join()).as("another key").isFalse();
 
         // The row comes back through the other instance: once its add returns, neither rejects it,
         // although instance one's memory still points at the key (no pub/sub has to arrive first).
         two.add(4242L);
-        assertThat(one.isRememberedMissAsync(4242L).join()).isFalse();
-        assertThat(two.isRememberedMissAsync(4242L).join()).isFalse();
+        assertThat(one.isRememberedMissAsync(4242L, LOOKUP).join()).isFalse();
+        assertThat(two.isRememberedMissAsync(4242L, LOOKUP).join()).isFalse();
     }
 
     @Test
     void anAddForgetsTheMissEvenWhenTheOtherInstanceWasNeverTold() {
         RedisBloomFilter silent = instance(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false), null);
         try {
-            assertThat(silent.rememberMissAsync(17L, System.nanoTime()).join()).isTrue();
-            assertThat(silent.isRememberedMissAsync(17L).join()).isTrue();
+            assertThat(silent.rememberMissAsync(17L, LOOKUP, System.nanoTime()).join()).isTrue();
+            assertThat(silent.isRememberedMissAsync(17L, LOOKUP).join()).isTrue();
 
             one.addAllAsync(List.of(17L, 18L)).join();
 
-            assertThat(silent.isRememberedMissAsync(17L).join()).isFalse();
+            assertThat(silent.isRememberedMissAsync(17L, LOOKUP).join()).isFalse();
         }
         finally {
             silent.close();
@@ -120,29 +122,29 @@ class RememberedMissesTest {
         long checkStarted = System.nanoTime();
         one.add(9_001L);
 
-        assertThat(two.rememberMissAsync(9_001L, checkStarted).join()).isFalse();
-        assertThat(two.isRememberedMissAsync(9_001L).join()).isFalse();
-        assertThat(two.rememberMissAsync(9_002L, checkStarted).join()).as("a key nobody added").isTrue();
+        assertThat(two.rememberMissAsync(9_001L, LOOKUP, checkStarted).join()).isFalse();
+        assertThat(two.isRememberedMissAsync(9_001L, LOOKUP).join()).isFalse();
+        assertThat(two.rememberMissAsync(9_002L, LOOKUP, checkStarted).join()).as("a key nobody added").isTrue();
     }
 
     @Test
     void aMethodSlowerThanTheAddWindowAllowsIsNotRemembered() {
         long checkStarted = System.nanoTime() - RememberedMisses.MAX_REMEMBER_DELAY.toNanos() - 1;
 
-        assertThat(one.rememberMissAsync(4_000L, checkStarted).join()).isFalse();
-        assertThat(one.isRememberedMissAsync(4_000L).join()).isFalse();
+        assertThat(one.rememberMissAsync(4_000L, LOOKUP, checkStarted).join()).isFalse();
+        assertThat(one.isRememberedMissAsync(4_000L, LOOKUP).join()).isFalse();
     }
 
     @Test
     void aReloadForgetsEveryMissRememberedUnderTheOldLoad() throws InterruptedException {
-        assertThat(one.rememberMissAsync(4_100L, System.nanoTime()).join()).isTrue();
+        assertThat(one.rememberMissAsync(4_100L, LOOKUP, System.nanoTime()).join()).isTrue();
         Thread.sleep(5); // loadedAt is in milliseconds
 
         two.load(LongStream.rangeClosed(1, 5_000).boxed());
 
-        assertThat(one.isRememberedMissAsync(4_100L).join()).isFalse();
-        assertThat(one.rememberMissAsync(4_100L, System.nanoTime()).join()).as("remembered anew").isTrue();
-        assertThat(one.isRememberedMissAsync(4_100L).join()).isTrue();
+        assertThat(one.isRememberedMissAsync(4_100L, LOOKUP).join()).isFalse();
+        assertThat(one.rememberMissAsync(4_100L, LOOKUP, System.nanoTime()).join()).as("remembered anew").isTrue();
+        assertThat(one.isRememberedMissAsync(4_100L, LOOKUP).join()).isTrue();
     }
 
     @Test
@@ -150,18 +152,50 @@ class RememberedMissesTest {
         RedisBloomFilter unloaded = RedisBloomFilter.builder(name + "-unloaded", GEOMETRY, store).checkTimeout(TIMEOUT)
                 .rememberMisses(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false)).build();
 
-        assertThat(unloaded.rememberMissAsync(1L, System.nanoTime()).join()).isFalse();
-        assertThat(unloaded.isRememberedMissAsync(1L).join()).isFalse();
+        assertThat(unloaded.rememberMissAsync(1L, LOOKUP, System.nanoTime()).join()).isFalse();
+        assertThat(unloaded.isRememberedMissAsync(1L, LOOKUP).join()).isFalse();
     }
 
     @Test
     void aMissIsForgottenAfterItsTtl() {
         RedisBloomFilter brief = instance(new RememberedMisses.Settings(Duration.ofMillis(300), 1_000, false), null);
         try {
-            assertThat(brief.rememberMissAsync(77L, System.nanoTime()).join()).isTrue();
-            assertThat(brief.isRememberedMissAsync(77L).join()).isTrue();
+            assertThat(brief.rememberMissAsync(77L, LOOKUP, System.nanoTime()).join()).isTrue();
+            assertThat(brief.isRememberedMissAsync(77L, LOOKUP).join()).isTrue();
 
-            eventually(() -> !brief.isRememberedMissAsync(77L).join());
+            eventually(() -> !brief.isRememberedMissAsync(77L, LOOKUP).join());
+        }
+        finally {
+            brief.close();
+        }
+    }
+
+    @Test
+    void aMissIsRememberedForTheLookupThatFoundNothingOnlyAndAnAddForgetsItForEvery() {
+        String orders = "Orders#ofUser";
+        assertThat(one.rememberMissAsync(4_300L, orders, System.nanoTime()).join()).isTrue();
+
+        assertThat(one.isRememberedMissAsync(4_300L, orders).join()).isTrue();
+        assertThat(one.isRememberedMissAsync(4_300L, LOOKUP).join()).as("the user's own lookup").isFalse();
+
+        assertThat(one.rememberMissAsync(4_300L, LOOKUP, System.nanoTime()).join()).isTrue();
+        two.add(4_300L);
+
+        assertThat(one.isRememberedMissAsync(4_300L, orders).join()).isFalse();
+        assertThat(one.isRememberedMissAsync(4_300L, LOOKUP).join()).isFalse();
+    }
+
+    @Test
+    void eachLookupsMissEndsAtItsOwnTimeWhenAnotherLookupRemembersTheKeyLater() throws InterruptedException {
+        RedisBloomFilter brief = instance(new RememberedMisses.Settings(Duration.ofSeconds(2), 1_000, false), null);
+        try {
+            assertThat(brief.rememberMissAsync(88L, "First#lookup", System.nanoTime()).join()).isTrue();
+            Thread.sleep(1_200);
+            assertThat(brief.rememberMissAsync(88L, "Second#lookup", System.nanoTime()).join()).isTrue();
+
+            eventually(() -> !brief.isRememberedMissAsync(88L, "First#lookup").join());
+            assertThat(brief.isRememberedMissAsync(88L, "Second#lookup").join()).as("remembered later, ends later")
+                    .isTrue();
         }
         finally {
             brief.close();
@@ -177,12 +211,12 @@ class RememberedMissesTest {
             UUID id = UUID.randomUUID();
             uuids.load(List.of(id).stream());
             String shouted = id.toString().toUpperCase();
-            assertThat(uuids.rememberMissAsync(shouted, System.nanoTime()).join()).isTrue();
-            assertThat(uuids.isRememberedMissAsync(id).join()).as("the same key, spelled otherwise").isTrue();
+            assertThat(uuids.rememberMissAsync(shouted, LOOKUP, System.nanoTime()).join()).isTrue();
+            assertThat(uuids.isRememberedMissAsync(id, LOOKUP).join()).as("the same key, spelled otherwise").isTrue();
 
             uuids.add(id);
 
-            assertThat(uuids.isRememberedMissAsync(shouted).join()).isFalse();
+            assertThat(uuids.isRememberedMissAsync(shouted, LOOKUP).join()).isFalse();
         }
         finally {
             uuids.close();

@@ -147,6 +147,15 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             // Remembered before the result is returned (and before a flight's followers get it), so
             // that a call arriving after this one finds the miss remembered.
             SingleFlight.Body remembering = () -> {
+                if (filter(guard.filter()).isRememberedMissAsync(admission.missKey(), guard.misses().scope()).join()) {
+                    // Remembered since this call's check, by a call that ran the method meanwhile: the
+                    // check counted it passed; it is blocked now and counted so, without a second query.
+                    metrics().record(guard.filter(), CheckOutcome.BLOCKED, CheckReason.REMEMBERED, -1);
+                    if (guard.emptyResult() == null) {
+                        throw new BloomGuardRejectedException(guard.filter(), guard.method());
+                    }
+                    return guard.emptyResult().get();
+                }
                 Object result;
                 try {
                     result = invocation.proceed();
@@ -232,7 +241,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             throw failed(observation, ex);
         }
         boolean remembered = answer == Membership.PRESENT && remembersMisses(guard, key)
-                && filter.isRememberedMissAsync(key).join();
+                && filter.isRememberedMissAsync(key, guard.misses().scope()).join();
         return decide(guard, key, answer, remembered, started, observation);
     }
 
@@ -278,7 +287,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         }
         return answer.thenCompose(membership -> membership != Membership.PRESENT
                 ? CompletableFuture.completedFuture(decide(guard, key, membership, false, started, observation))
-                : filter.isRememberedMissAsync(key)
+                : filter.isRememberedMissAsync(key, guard.misses().scope())
                         .thenApply(remembered -> decide(guard, key, membership, remembered, started, observation)));
     }
 
@@ -287,7 +296,8 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
      * the result says nothing was found (null, an empty {@code Optional}, collection or map).
      */
     CompletableFuture<Void> rememberIfEmpty(BloomOperations.Guard guard, Admission admission, Object result) {
-        return admission.missKey() != null && foundNothing(result) ? remember(guard, admission) : DONE;
+        return admission.missKey() != null && guard.misses().emptyResults() && foundNothing(result)
+                ? remember(guard, admission) : DONE;
     }
 
     /** After a call admitted by {@code admission} threw {@code error}: remembers its key when the error means "not found". */
@@ -298,7 +308,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
 
     /** After a reactive call admitted by {@code admission} completed without a value. */
     CompletableFuture<Void> rememberEmpty(BloomOperations.Guard guard, Admission admission) {
-        return admission.missKey() != null ? remember(guard, admission) : DONE;
+        return admission.missKey() != null && guard.misses().emptyResults() ? remember(guard, admission) : DONE;
     }
 
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
@@ -311,7 +321,8 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             return DONE;
         }
         try {
-            return filter(guard.filter()).rememberMissAsync(admission.missKey(), admission.checkStarted())
+            return filter(guard.filter())
+                    .rememberMissAsync(admission.missKey(), guard.misses().scope(), admission.checkStarted())
                     .handle((remembered, error) -> null);
         }
         catch (RuntimeException ex) {

@@ -184,9 +184,28 @@ public final class BloomOperationSource {
                     + ", which only one caller can read; turn bloom-guard.filters." + guard.filter()
                     + ".single-flight off or guard it with another filter");
         }
+        List<Class<? extends Throwable>> missExceptions = catalog.missExceptions(guard.filter());
+        BloomOperations.Misses misses = missExceptions == null ? null
+                : new BloomOperations.Misses(method.getDeclaringClass().getName() + "#" + method.getName(),
+                        !returnsNothing(method, returns), missExceptions);
         return new BloomOperations.Guard(guard.filter(), key,
-                returnsEmpty ? EmptyResults.forMethod(method, at) : null, where, singleFlight,
-                catalog.missExceptions(guard.filter()));
+                returnsEmpty ? EmptyResults.forMethod(method, at) : null, where, singleFlight, misses);
+    }
+
+    /**
+     * Whether the method's result carries no value whose emptiness could mean "not found":
+     * {@code void}, {@code Void}, or a future or publisher of {@code Void}.
+     */
+    private static boolean returnsNothing(Method method, ReturnKind returns) {
+        Class<?> type = method.getReturnType();
+        if (type == void.class || type == Void.class) {
+            return true;
+        }
+        if (returns.kind() == ReturnKind.Kind.PLAIN) {
+            return false;
+        }
+        Class<?> value = org.springframework.core.ResolvableType.forMethodReturnType(method).getGeneric(0).resolve();
+        return value == Void.class;
     }
 
     private BloomOperations.Put put(BloomPut put, Method method, String where) {

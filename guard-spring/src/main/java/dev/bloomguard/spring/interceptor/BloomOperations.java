@@ -16,29 +16,41 @@ record BloomOperations(Guard guard, Put put, ReturnKind returns) {
     /**
      * @param emptyResult what a rejected call returns, or null to throw
      * @param singleFlight whether concurrent admitted calls with equal arguments share one call ({@link SingleFlight})
-     * @param missExceptions null when the filter does not remember misses; otherwise the exception
-     *     types that, thrown by the method, mean "not found" as an empty result does
+     * @param misses how the call's misses are remembered, or null when the filter does not remember them
      */
     record Guard(String filter, KeyExpression key, Supplier<Object> emptyResult, String method, boolean singleFlight,
-            List<Class<? extends Throwable>> missExceptions) {
+            Misses misses) {
 
         /** Whether the filter remembers misses of this method's keys. */
         boolean remembersMisses() {
-            return missExceptions != null;
+            return misses != null;
         }
 
         /** Whether {@code error}, thrown by the method, means the key was not found. */
         boolean meansNotFound(Throwable error) {
-            if (missExceptions == null) {
+            if (misses == null) {
                 return false;
             }
-            for (Class<? extends Throwable> type : missExceptions) {
+            for (Class<? extends Throwable> type : misses.exceptions()) {
                 if (type.isInstance(error)) {
                     return true;
                 }
             }
             return false;
         }
+    }
+
+    /**
+     * What a guarded method's miss is, for a filter with {@code negative-cache}.
+     *
+     * @param scope names the method among the filter's (declaring class and method name, the same
+     *     on every instance): a miss is remembered for the method that found nothing, so that an
+     *     empty answer of one method (a user's orders) never rejects another's (the user)
+     * @param emptyResults whether an empty result means "not found": not for a method that returns
+     *     nothing ({@code void}, {@code Mono<Void>}, {@code CompletableFuture<Void>})
+     * @param exceptions the exception types that, thrown by the method, mean "not found"
+     */
+    record Misses(String scope, boolean emptyResults, List<Class<? extends Throwable>> exceptions) {
     }
 
     /**

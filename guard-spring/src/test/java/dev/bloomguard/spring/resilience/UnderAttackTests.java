@@ -1,11 +1,13 @@
 package dev.bloomguard.spring.resilience;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -26,8 +28,10 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.logging.LoggingApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.dao.EmptyResultDataAccessException;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -36,10 +40,12 @@ import org.springframework.web.bind.annotation.RestController;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuard;
+import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.BloomPut;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.TestHttp;
 import io.micrometer.core.instrument.MeterRegistry;
+import reactor.core.publisher.Mono;
 
 /**
  * An attacker who found keys that pass the filter (false positives) hammers them, with random
@@ -55,6 +61,8 @@ class UnderAttackTests {
     private static final int USERS = 5_000;
     private static final int ATTACKERS = 12;
     private static final int REQUESTS_PER_ATTACKER = 150;
+    /** Where the attacker's random absent ids start; no other test of the class asks for ids this high. */
+    private static final long RANDOM_FROM = 1_000_000;
 
     private static final List<ConfigurableApplicationContext> instances = new ArrayList<>();
 
@@ -121,6 +129,65 @@ class UnderAttackTests {
         assertThat(queries(0, "user", falsePositives.get(1))).isLessThanOrEqualTo(1);
     }
 
+    @Test
+    void everyShapeOfNotFoundIsRememberedButAFailureOrATransactionIsNot() {
+        List<Long> keys = falsePositives("user", 6, 200_000);
+        List<Long> asyncKeys = falsePositives("async", 2, 200_000);
+        Users users = instances.get(0).getBean(Users.class);
+        TransactionTemplate transactions = instances.get(0).getBean(TransactionTemplate.class);
+
+        assertThatThrownBy(() -> users.findOrFail(keys.get(0))).isInstanceOf(EmptyResultDataAccessException.class);
+        assertThatThrownBy(() -> users.findOrFail(keys.get(0))).isInstanceOf(BloomGuardRejectedException.class);
+
+        assertThatThrownBy(() -> users.findBroken(keys.get(1))).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> users.findBroken(keys.get(1))).as("a failure is not a miss")
+                .isInstanceOf(IllegalStateException.class);
+
+        assertThat(users.findLater(asyncKeys.get(0)).blockOptional()).isEmpty();
+        assertThatThrownBy(() -> users.findLater(asyncKeys.get(0)).block())
+                .isInstanceOf(BloomGuardRejectedException.class);
+
+        assertThat(users.findAsync(asyncKeys.get(1)).join()).isEmpty();
+        assertThatThrownBy(() -> users.findAsync(asyncKeys.get(1)).join())
+                .hasCauseInstanceOf(BloomGuardRejectedException.class);
+
+        // A transaction may read a snapshot older than its check: what it did not find is not remembered.
+        Optional<String> inTransaction = transactions.execute(status -> users.find(keys.get(4)));
+        assertThat(inTransaction).isEmpty();
+        assertThat(users.find(keys.get(4))).isEmpty();
+        assertThatThrownBy(() -> users.find(keys.get(4))).isInstanceOf(BloomGuardRejectedException.class);
+
+        assertThat(users.queries("user", keys.get(0))).isEqualTo(1);
+        assertThat(users.queries("user", keys.get(1))).isEqualTo(2);
+        assertThat(users.queries("async", asyncKeys.get(0))).isEqualTo(1);
+        assertThat(users.queries("async", asyncKeys.get(1))).isEqualTo(1);
+        assertThat(users.queries("user", keys.get(4))).isEqualTo(2);
+        // An empty list of orders is remembered for that lookup only: the user is still served.
+        assertThat(users.findOrders(77L)).isEmpty();
+        assertThatThrownBy(() -> users.findOrders(77L)).isInstanceOf(BloomGuardRejectedException.class);
+        assertThat(users.queries("orders", 77L)).isEqualTo(1);
+        assertThat(users.find(77L)).contains("user 77");
+        // A method that returns nothing never has a miss.
+        users.touch(keys.get(5));
+        users.touch(keys.get(5));
+        assertThat(users.queries("touch", keys.get(5))).isEqualTo(2);
+        // Real users, asked the same ways, are served every time.
+        for (long id : List.of(1L, 42L, 4_999L)) {
+            for (int call = 0; call < 3; call++) {
+                assertThat(users.find(id)).contains("user " + id);
+                assertThat(users.findOrFail(id)).isEqualTo("user " + id);
+                assertThat(users.findLater(id).block()).isEqualTo("user " + id);
+                assertThat(users.findAsync(id).join()).contains("user " + id);
+            }
+        }
+        // An absent key that nobody remembered: the filter blocks it on its own, without a query.
+        long absent = LongStream.range(300_000, 400_000)
+                .filter(id -> instances.get(0).getBean(BloomFilterRegistry.class).filter("user").check(id)
+                        == Membership.ABSENT).findFirst().orElseThrow();
+        assertThatThrownBy(() -> users.find(absent)).isInstanceOf(BloomGuardRejectedException.class);
+        assertThat(users.queries("user", absent)).isZero();
+    }
+
     private record AttackResult(AtomicInteger realKeysServed, AtomicInteger realKeysFailed,
             AtomicInteger falsePositiveRequests, AtomicInteger plainFalsePositiveRequests,
             AtomicInteger randomRequests) {
@@ -161,7 +228,7 @@ class UnderAttackTests {
                         }
                         else {
                             result.randomRequests.incrementAndGet();
-                            long id = random.nextLong(1_000_000, 1_000_000_000);
+                            long id = random.nextLong(RANDOM_FROM, 1_000_000_000);
                             assertThat(target.get("/users/" + id).getStatusCode().value()).isEqualTo(404);
                         }
                     }
@@ -180,8 +247,12 @@ class UnderAttackTests {
 
     /** Ids above every user's that the filter passes: what an attacker finds by probing. */
     private static List<Long> falsePositives(String filter, int count) {
+        return falsePositives(filter, count, 100_000);
+    }
+
+    private static List<Long> falsePositives(String filter, int count, long from) {
         BloomFilterRegistry registry = instances.get(0).getBean(BloomFilterRegistry.class);
-        List<Long> found = LongStream.range(100_000, 200_000)
+        List<Long> found = LongStream.range(from, from + 100_000)
                 .filter(id -> registry.filter(filter).check(id) == Membership.PRESENT).limit(count).boxed().toList();
         assertThat(found).hasSize(count);
         return found;
@@ -216,6 +287,12 @@ class UnderAttackTests {
                         "bloom-guard.filters.user.single-flight=true",
                         "bloom-guard.filters.user.negative-cache.enabled=true",
                         "bloom-guard.filters.user.negative-cache.ttl=10m",
+                        "bloom-guard.filters.user.negative-cache.exceptions="
+                                + "org.springframework.dao.EmptyResultDataAccessException",
+                        "bloom-guard.filters.async.expected-insertions=" + USERS,
+                        "bloom-guard.filters.async.warmup.sql=SELECT id FROM " + TABLE,
+                        "bloom-guard.filters.async.warmup.blocking=true",
+                        "bloom-guard.filters.async.negative-cache.enabled=true",
                         "bloom-guard.filters.plain.expected-insertions=" + USERS,
                         "bloom-guard.filters.plain.warmup.sql=SELECT id FROM " + TABLE,
                         "bloom-guard.filters.plain.warmup.blocking=true");
@@ -240,6 +317,44 @@ class UnderAttackTests {
             return query("user", id);
         }
 
+        /** Throws {@code EmptyResultDataAccessException} for a missing user, which the filter's config names. */
+        @BloomGuard(filter = "user", key = "#id")
+        public String findOrFail(long id) {
+            count("user", id);
+            return jdbc.queryForObject("SELECT name FROM " + TABLE + " WHERE id = ?", String.class, id);
+        }
+
+        /** A user's orders: none, for every user; an empty list here says nothing about the user. */
+        @BloomGuard(filter = "user", key = "#userId")
+        public List<String> findOrders(long userId) {
+            count("orders", userId);
+            return List.of();
+        }
+
+        /** Returns nothing at all, so only an exception could mean "not found". */
+        @BloomGuard(filter = "user", key = "#id")
+        public void touch(long id) {
+            count("touch", id);
+        }
+
+        /** Fails as a broken database would: an exception that does not mean "not found". */
+        @BloomGuard(filter = "user", key = "#id")
+        public String findBroken(long id) {
+            count("user", id);
+            throw new IllegalStateException("connection refused");
+        }
+
+        /** Guarded by filter {@code async}, as single flight shares blocking calls only. */
+        @BloomGuard(filter = "async", key = "#id")
+        public Mono<String> findLater(long id) {
+            return Mono.fromCallable(() -> query("async", id).orElse(null));
+        }
+
+        @BloomGuard(filter = "async", key = "#id")
+        public CompletableFuture<Optional<String>> findAsync(long id) {
+            return CompletableFuture.supplyAsync(() -> query("async", id));
+        }
+
         @BloomGuard(filter = "plain", key = "#id")
         public Optional<String> findPlain(long id) {
             return query("plain", id);
@@ -250,9 +365,13 @@ class UnderAttackTests {
             jdbc.update("INSERT INTO " + TABLE + " (id, name) VALUES (?, ?)", id, "user " + id);
         }
 
-        private Optional<String> query(String filter, long id) {
+        private void count(String filter, long id) {
             queries.computeIfAbsent(filter, name -> new ConcurrentHashMap<>())
                     .computeIfAbsent(id, key -> new AtomicLong()).incrementAndGet();
+        }
+
+        private Optional<String> query(String filter, long id) {
+            count(filter, id);
             return jdbc.queryForList("SELECT name FROM " + TABLE + " WHERE id = ?", String.class, id).stream()
                     .findFirst();
         }
@@ -262,16 +381,16 @@ class UnderAttackTests {
             return count == null ? 0 : count.get();
         }
 
-        /** Queries of keys above the users' ids other than {@code except}: the random absent keys that passed. */
+        /** Queries of the attacker's random ids other than {@code except}: the random absent keys that passed. */
         long queriesOutside(String filter, List<Long> except) {
             return queries.getOrDefault(filter, Map.of()).entrySet().stream()
-                    .filter(entry -> entry.getKey() > USERS && !except.contains(entry.getKey()))
+                    .filter(entry -> entry.getKey() >= RANDOM_FROM && !except.contains(entry.getKey()))
                     .mapToLong(entry -> entry.getValue().get()).sum();
         }
 
         long maxQueriesOfOneKey(String filter, List<Long> except) {
             return queries.getOrDefault(filter, Map.of()).entrySet().stream()
-                    .filter(entry -> entry.getKey() > USERS && !except.contains(entry.getKey()))
+                    .filter(entry -> entry.getKey() >= RANDOM_FROM && !except.contains(entry.getKey()))
                     .mapToLong(entry -> entry.getValue().get()).max().orElse(0);
         }
     }
