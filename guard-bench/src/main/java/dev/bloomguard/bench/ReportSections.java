@@ -44,7 +44,7 @@ final class ReportSections {
         }
         int total = document.indexOf(TOTAL);
         if (total >= 0) {
-            return document.substring(0, total + 1) + body + document.substring(total + 1);
+            return document.substring(0, total + 1) + body + "\n" + document.substring(total + 1);
         }
         return document + (document.isEmpty() || document.endsWith("\n") ? "" : "\n") + "\n" + body;
     }

@@ -49,7 +49,7 @@ class ReportSectionsTests {
         String updated = ReportSections.splice(withoutSection, "under-attack", "<!-- under-attack -->\nA\n<!-- /under-attack -->");
 
         assertThat(updated).isEqualTo(
-                "# Benchmarks\n\nsection\n\n<!-- under-attack -->\nA\n<!-- /under-attack -->\nTotal run time: 9 s.\n## Hand-written\n");
+                "# Benchmarks\n\nsection\n\n<!-- under-attack -->\nA\n<!-- /under-attack -->\n\nTotal run time: 9 s.\n## Hand-written\n");
     }
 
     @Test
