@@ -55,9 +55,10 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
  * any machine. Writes {@code docs/benchmarks.md} and its PNG charts.
  *
  * <p>{@code --quick} (the default) finishes in a few minutes on 2 cores; {@code --full} runs
- * longer rounds.
+ * longer rounds. {@code --only under-attack} runs that scenario alone and replaces only its
+ * section and target rows in the existing file.
  *
- * <p>Size: one class for eleven scenarios. Issue 15 splits it into a scenario per class with a
+ * <p>Size: one class for twelve scenarios. Issue 15 splits it into a scenario per class with a
  * report builder; until then a change to one scenario reruns and checks all of them.
  */
 public final class BenchmarkSuite {
@@ -89,6 +90,15 @@ public final class BenchmarkSuite {
                 : new Settings("quick", 3, 3_000, 10_000, 500, 2_000, 100, 8_000, new long[] { 1_000_000, 10_000_000 }, 1_000_000);
         Path docs = Path.of("docs");
         Files.createDirectories(docs);
+        int only = List.of(args).indexOf("--only");
+        if (only >= 0) {
+            String scenario = only + 1 < args.length ? args[only + 1] : "";
+            if (!scenario.equals(UnderAttackScenario.MARKER)) {
+                throw new IllegalArgumentException("--only (" + scenario + ") must be " + UnderAttackScenario.MARKER);
+            }
+            new BenchmarkSuite(settings, docs).underAttackAlone();
+            return;
+        }
         new BenchmarkSuite(settings, docs).run(String.join(" ", args));
     }
 
@@ -160,6 +170,7 @@ public final class BenchmarkSuite {
         }
         guardOverhead();
         demo();
+        underAttack();
         report.append("\nTotal run time: ").append(Duration.ofNanos(System.nanoTime() - started).toSeconds())
                 .append(" s.\n");
         StringBuilder summary = new StringBuilder("## Targets\n\n| target | measured | met |\n|---|---|---|\n");
@@ -645,7 +656,7 @@ public final class BenchmarkSuite {
 
     private void demo() throws Exception {
         log("End to end on the demo");
-        DemoEndToEnd endToEnd = new DemoEndToEnd(Path.of("demo-app/target/demo-app-0.1.0-SNAPSHOT.jar"));
+        DemoEndToEnd endToEnd = new DemoEndToEnd(DemoProcess.JAR);
         long measure = settings.name().equals("full") ? 20_000 : 8_000;
         DemoEndToEnd.Run off = endToEnd.run(false, 8, 3_000, measure);
         DemoEndToEnd.Run on = endToEnd.run(true, 8, 3_000, measure);
@@ -670,6 +681,33 @@ public final class BenchmarkSuite {
                 .append(" primary-key lookup there costs about what the Redis check costs, and clients, server, Redis")
                 .append(" and H2 share 2 cores. What the guard buys shows in the queries: every blocked request is one")
                 .append(" the database never sees, which is what matters when the database is the shared, slow part.\n\n");
+    }
+
+    private UnderAttackReport underAttackReport() throws Exception {
+        boolean full = settings.name().equals("full");
+        UnderAttackScenario.Settings attack = full ? new UnderAttackScenario.Settings(5, 3_000, 15_000, 2, 6, 8)
+                : new UnderAttackScenario.Settings(3, 2_000, 6_000, 2, 6, 8);
+        UnderAttackReport result = new UnderAttackReport(attack,
+                new UnderAttackScenario(DemoProcess.JAR, attack).run());
+        result.chart(docs);
+        return result;
+    }
+
+    private void underAttack() throws Exception {
+        UnderAttackReport result = underAttackReport();
+        report.append(result.section(false)).append('\n');
+        targets.addAll(result.targets());
+    }
+
+    /** {@code --only under-attack}: replaces that section and its targets in the existing file. */
+    private void underAttackAlone() throws Exception {
+        UnderAttackReport result = underAttackReport();
+        Path file = docs.resolve("benchmarks.md");
+        String document = Files.exists(file) ? Files.readString(file) : "# Benchmarks\n";
+        document = ReportSections.splice(document, UnderAttackScenario.MARKER, result.section(true));
+        Files.writeString(file, ReportSections.targets(document, UnderAttackReport.TARGET_PREFIX, result.targets()));
+        result.targets().forEach(row -> log("Target: %s: %s (%s)", row[0], row[1], row[2]));
+        log("Wrote the under-attack section of %s", file.toAbsolutePath());
     }
 
     private void journalReplay(LettuceBitmapStore store, StatefulRedisConnection<String, String> plain) {

@@ -69,6 +69,68 @@ final class Charts {
         write(image, file);
     }
 
+    /** One panel of {@link #panels}: a quantity, its unit, and one value per label. */
+    record Panel(String title, String unit, double[] values) {
+    }
+
+    /**
+     * Panels side by side, each its own linear axis from zero, with one vertical bar per label in
+     * the same colour in every panel: for quantities of different units measured on the same
+     * configurations (e.g. queries per second and a latency).
+     */
+    static void panels(Path file, String title, List<String> labels, List<Panel> panels) throws IOException {
+        BufferedImage image = canvas();
+        Graphics2D g = graphics(image);
+        title(g, title);
+        int top = 60 + 18 * labels.size();
+        int bottom = HEIGHT - 40;
+        int panelWidth = (WIDTH - 40) / panels.size();
+        for (int p = 0; p < panels.size(); p++) {
+            Panel panel = panels.get(p);
+            int left = 20 + p * panelWidth + 50;
+            int right = 20 + (p + 1) * panelWidth - 20;
+            double max = java.util.Arrays.stream(panel.values()).max().orElse(1);
+            double scale = 4 * niceCeiling(max * 1.1 / 4);
+            g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
+            g.setColor(Color.BLACK);
+            g.drawString(panel.title() + " (" + panel.unit() + ")", left - 40, top - 12);
+            g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+            for (int tick = 0; tick <= 4; tick++) {
+                int y = bottom - (int) (tick / 4.0 * (bottom - top));
+                g.setColor(new Color(0xdddddd));
+                g.drawLine(left, y, right, y);
+                g.setColor(Color.DARK_GRAY);
+                g.drawString(format(scale * tick / 4), left - 45, y + 4);
+            }
+            int slot = (right - left) / labels.size();
+            for (int i = 0; i < labels.size(); i++) {
+                double value = panel.values()[i];
+                int height = (int) (Math.max(0, value) / scale * (bottom - top));
+                int x = left + i * slot + slot / 6;
+                g.setColor(SERIES[i % SERIES.length]);
+                g.fillRect(x, bottom - Math.max(1, height), slot * 2 / 3, Math.max(1, height));
+                g.setColor(Color.BLACK);
+                g.drawString(format(value), x, bottom - Math.max(1, height) - 4);
+            }
+        }
+        legend(g, labels, 20, 40);
+        write(image, file);
+    }
+
+    /** The smallest 1, 2, 2.5 or 5 × 10^n at least {@code value}: a tick step a reader can add up. */
+    static double niceCeiling(double value) {
+        if (!(value > 0)) {
+            return 1;
+        }
+        double magnitude = Math.pow(10, Math.floor(Math.log10(value)));
+        for (double step : new double[] { 1, 2, 2.5, 5 }) {
+            if (step * magnitude >= value) {
+                return step * magnitude;
+            }
+        }
+        return 10 * magnitude;
+    }
+
     /** Lines of y against x on log-log axes, one per series; missing points are NaN. */
     static void lines(Path file, String title, String xUnit, String yUnit, double[] xs, Map<String, double[]> series,
             boolean diagonal) throws IOException {

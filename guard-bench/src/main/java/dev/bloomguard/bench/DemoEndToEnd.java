@@ -1,21 +1,15 @@
 package dev.bloomguard.bench;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
-import dev.bloomguard.embedded.RedisServer;
 
 /**
  * The demo application under a request mix of present and absent user ids, with the guard on
@@ -32,9 +26,6 @@ final class DemoEndToEnd {
         }
     }
 
-    private static final Pattern QUERIES = Pattern.compile("\"databaseQueries\":(\\d+)");
-    private static final Pattern BLOCKED = Pattern.compile("\"blocked\":(\\d+)");
-
     private final Path jar;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -43,24 +34,13 @@ final class DemoEndToEnd {
     }
 
     Run run(boolean guarded, int threads, long warmupMillis, long measureMillis) throws Exception {
-        if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException("No demo jar at " + jar + "; build it with -pl demo-app,guard-bench -am");
-        }
-        int port = RedisServer.freePort();
-        Path log = Files.createTempFile("bench-demo-", ".log");
-        Process demo = new ProcessBuilder("java", "-Xmx2g", "-jar", jar.toString(), "--server.port=" + port,
-                "--bloom-guard.enabled=" + guarded)
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        try {
-            String base = "http://127.0.0.1:" + port;
-            awaitUp(demo, base + "/stats", log);
-            long queriesBefore = number(QUERIES, get(base + "/stats"));
+        try (DemoProcess demo = DemoProcess.start(jar, http, List.of("--bloom-guard.enabled=" + guarded))) {
+            String base = demo.base();
             AtomicBoolean measuring = new AtomicBoolean();
             AtomicBoolean running = new AtomicBoolean(true);
             AtomicLong requests = new AtomicLong();
             List<Thread> clients = new ArrayList<>();
             List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-            AtomicLong warmQueries = new AtomicLong(-1);
             for (int t = 0; t < threads; t++) {
                 long seed = t * 7919L;
                 Thread client = new Thread(() -> {
@@ -88,13 +68,14 @@ final class DemoEndToEnd {
                 clients.add(client);
             }
             Thread.sleep(warmupMillis);
-            warmQueries.set(number(QUERIES, get(base + "/stats")));
+            long warmQueries = demo.databaseQueries();
             measuring.set(true);
             long started = System.nanoTime();
             Thread.sleep(measureMillis);
             measuring.set(false);
             double seconds = (System.nanoTime() - started) / 1e9;
-            String stats = get(base + "/stats");
+            long queries = demo.databaseQueries() - warmQueries;
+            long blocked = guarded ? demo.blocked() : 0;
             running.set(false);
             for (Thread client : clients) {
                 client.join(5_000);
@@ -102,42 +83,7 @@ final class DemoEndToEnd {
             if (!failures.isEmpty()) {
                 throw new IllegalStateException("demo requests failed", failures.get(0));
             }
-            long queries = number(QUERIES, stats) - warmQueries.get();
-            long blocked = guarded ? number(BLOCKED, stats) : 0;
-            if (queriesBefore < 0) {
-                throw new IllegalStateException("no query count in /stats");
-            }
             return new Run(guarded, requests.get() / seconds, requests.get(), queries, blocked);
         }
-        finally {
-            demo.destroy();
-            demo.waitFor();
-        }
-    }
-
-    private void awaitUp(Process demo, String url, Path log) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!demo.isAlive()) {
-                throw new IllegalStateException("the demo exited; its log: " + Files.readString(log));
-            }
-            try {
-                get(url);
-                return;
-            }
-            catch (IOException notYet) {
-                Thread.sleep(250);
-            }
-        }
-        throw new IllegalStateException("the demo did not start within 3 minutes; its log: " + Files.readString(log));
-    }
-
-    private String get(String url) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()).body();
-    }
-
-    private static long number(Pattern pattern, String json) {
-        Matcher matcher = pattern.matcher(json);
-        return matcher.find() ? Long.parseLong(matcher.group(1)) : -1;
     }
 }
