@@ -208,7 +208,7 @@ final class FilterSettingsValidator {
         if (!ClassUtils.isPresent(CAFFEINE, FilterSettingsValidator.class.getClassLoader())) {
             throw new BloomGuardConfigurationException(property + "=true needs Caffeine, which is not on the class"
                     + " path: add the dependency com.github.ben-manes.caffeine:caffeine (optional in bloom-guard, as"
-                    + " only the local mirror uses it), or turn the mirror off");
+                    + " only the local mirror and the negative cache use it), or set " + property + "=false");
         }
     }
 

@@ -177,6 +177,27 @@ class StartupFailureTests {
     }
 
     @Test
+    void failsOnANegativeCacheWithoutTtlOrRoom() {
+        runner.withPropertyValues("bloom-guard.filters.user.negative-cache.enabled=true",
+                "bloom-guard.filters.user.negative-cache.ttl=0s")
+                .run(failsWith("bloom-guard.filters.user.negative-cache.ttl (PT0S) must be at least 1 ms"));
+        runner.withPropertyValues("bloom-guard.filters.user.negative-cache.enabled=true",
+                "bloom-guard.filters.user.negative-cache.max-entries=0")
+                .run(failsWith("bloom-guard.filters.user.negative-cache.max-entries (0) must be at least 1"));
+    }
+
+    @Test
+    void failsOnANegativeCacheExceptionThatIsMisspeltOrNoException() {
+        runner.withPropertyValues("bloom-guard.filters.user.negative-cache.enabled=true",
+                "bloom-guard.filters.user.negative-cache.exceptions=org.springframework.dao.EmptyResultDataAccessExeption")
+                .run(failsWith("bloom-guard.filters.user.negative-cache.exceptions names",
+                        "EmptyResultDataAccessExeption, which is not on the class path"));
+        runner.withPropertyValues("bloom-guard.filters.user.negative-cache.enabled=true",
+                "bloom-guard.filters.user.negative-cache.exceptions=java.lang.String")
+                .run(failsWith("java.lang.String, which is not an exception"));
+    }
+
+    @Test
     void failsOnMissingNamedDataSource() {
         runner.withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT id FROM users",
                 "bloom-guard.filters.user.warmup.datasource=reportingDataSource")

@@ -13,9 +13,9 @@ import dev.bloomguard.spring.autoconfigure.BloomGuardAutoConfiguration;
 import dev.bloomguard.spring.autoconfigure.StartupFailures;
 
 /**
- * Caffeine is an optional dependency, there for the local mirror alone: asking for a mirror
- * without it on the class path stops startup, naming the property and the artifact to add,
- * rather than failing later with a NoClassDefFoundError.
+ * Caffeine is an optional dependency, there for the local mirror and the negative cache: asking
+ * for either without it on the class path stops startup, naming the property and the artifact to
+ * add, rather than failing later with a NoClassDefFoundError.
  */
 class MirrorWithoutCaffeineTests {
 
@@ -29,6 +29,13 @@ class MirrorWithoutCaffeineTests {
         runner.withPropertyValues("bloom-guard.filters.user.local-mirror.enabled=true")
                 .run(StartupFailures.failsWith("bloom-guard.filters.user.local-mirror.enabled",
                         "com.github.ben-manes.caffeine:caffeine"));
+    }
+
+    @Test
+    void enabledNegativeCacheWithoutCaffeineFailsStartupNamingTheDependencyAndTheProperty() {
+        runner.withPropertyValues("bloom-guard.filters.user.negative-cache.enabled=true")
+                .run(StartupFailures.failsWith("bloom-guard.filters.user.negative-cache.enabled=true needs Caffeine",
+                        "com.github.ben-manes.caffeine:caffeine", "negative-cache.enabled=false"));
     }
 
     @Test
