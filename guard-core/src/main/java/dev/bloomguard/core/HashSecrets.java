@@ -19,10 +19,13 @@ import dev.bloomguard.core.redis.BitmapStoreException;
  * included, then uses what Redis holds. Lost (flush, eviction of a volatile-less key under
  * {@code allkeys-*}), the next instance generates another: its fingerprint names other keys, which
  * are not ready until loaded, so checks bypass rather than block.
- * <li>{@code <prefix>:{<filter>}:hash-secret:<sip-fingerprint>}: a configured secret, published so
- * that instances of another configuration can write to its generation during a rolling change
- * (they cannot hash for it otherwise). Whoever reads Redis can read both; Redis access already
- * allows reading and writing every bitmap, so the secret keeps out only those without it.
+ * <li>{@code <prefix>:{<filter>}:hash-secret:<sip-fingerprint>}, no expiry: every secret in use,
+ * configured or generated, published so that instances of another configuration can write to its
+ * generation during a rolling change (they cannot hash for it otherwise). Its instances publish it
+ * again at every rollout heartbeat: after Redis lost the generated secret and a new instance
+ * generated another, the instances still on the old one can then still be written to.
+ * Whoever reads Redis can read these; Redis access already allows reading and writing every
+ * bitmap, so the secret keeps out only those without it.
  * </ul>
  *
  * Nothing here logs or puts a secret in a message.
@@ -39,7 +42,7 @@ public final class HashSecrets {
         return keyPrefix + ":{" + filterName + "}:hash-secret";
     }
 
-    /** The key a configured secret whose hash id is {@code hashId} is published under. */
+    /** The key the secret whose hash id is {@code hashId} is published under. */
     static String publishedKey(String keyPrefix, String filterName, String hashId) {
         return key(keyPrefix, filterName) + ":" + hashId;
     }
@@ -58,7 +61,21 @@ public final class HashSecrets {
         }
         String held = store.get(key).orElseThrow(() -> new BitmapStoreException("the siphash secret of filter '"
                 + filterName + "' at " + key + " vanished right after it was stored", null));
-        return fromRedis(held, key);
+        KeyHash hash = fromRedis(held, key);
+        publish(store, keyPrefix, filterName, hash);
+        return hash;
+    }
+
+    /**
+     * Stores {@code hash}'s secret under its fingerprint unless Redis holds it (see the class
+     * comment); nothing for murmur3.
+     *
+     * @throws BitmapStoreException when Redis fails
+     */
+    public static void publish(BitmapStore store, String keyPrefix, String filterName, KeyHash hash) {
+        if (hash.secret().isPresent()) {
+            store.setIfAbsent(publishedKey(keyPrefix, filterName, hash.id()), hash.secret().get(), null);
+        }
     }
 
     /**
@@ -72,8 +89,7 @@ public final class HashSecrets {
     public static KeyHash configured(BitmapStore store, String keyPrefix, String filterName, String secret) {
         KeyHash hash = KeyHash.sipHash(secret);
         try {
-            store.setIfAbsent(publishedKey(keyPrefix, filterName, hash.id()), secret.toLowerCase(java.util.Locale.ROOT),
-                    null);
+            publish(store, keyPrefix, filterName, hash);
         }
         catch (RuntimeException ex) {
             log.warn("Filter '{}': could not publish its siphash secret ({}) for instances of other configurations;"

@@ -180,8 +180,8 @@ public final class RedisBloomFilter {
         }
         return HashSecrets.find(store, keyPrefix, name, hashId).orElseThrow(() -> new BitmapStoreException("filter '"
                 + name + "': another instance uses a generation hashed with siphash " + hashId + ", whose secret this"
-                + " instance cannot find in Redis, so it cannot add to it; configure the same hash-secret on every"
-                + " instance, or none", null));
+                + " instance cannot find in Redis (its instances publish it at each heartbeat), so it cannot add to"
+                + " it yet", null));
     }
 
     /**

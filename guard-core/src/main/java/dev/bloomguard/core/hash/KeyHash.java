@@ -8,6 +8,7 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * The hash that spreads a filter's keys over its bits, and so part of the filter's stored identity.
@@ -51,19 +52,21 @@ public final class KeyHash {
 
     private static final String MURMUR3_ID = "murmur3";
     private static final String SIPHASH_ID_PREFIX = "sip-";
-    private static final KeyHash MURMUR3 = new KeyHash(Algorithm.MURMUR3, 0, 0, MURMUR3_ID);
+    private static final KeyHash MURMUR3 = new KeyHash(Algorithm.MURMUR3, 0, 0, MURMUR3_ID, null);
     private static final SecureRandom SECRETS = new SecureRandom();
 
     private final Algorithm algorithm;
     private final long k0;
     private final long k1;
     private final String id;
+    private final String secret;
 
-    private KeyHash(Algorithm algorithm, long k0, long k1, String id) {
+    private KeyHash(Algorithm algorithm, long k0, long k1, String id, String secret) {
         this.algorithm = algorithm;
         this.k0 = k0;
         this.k1 = k1;
         this.id = id;
+        this.secret = secret;
     }
 
     /** Guava's murmur3_128, seed 0: today's hash and the default. */
@@ -81,9 +84,10 @@ public final class KeyHash {
         checkArgument(isValidSecret(secret), "a hash secret must be %s hexadecimal digits (128 bits); got %s",
                 SECRET_HEX_DIGITS, secret == null ? "none" : secret.length() + " characters"
                         + (secret.length() == SECRET_HEX_DIGITS ? " that are not all hexadecimal digits" : ""));
-        byte[] bytes = HexFormat.of().parseHex(secret.toLowerCase(Locale.ROOT));
+        String text = secret.toLowerCase(Locale.ROOT);
+        byte[] bytes = HexFormat.of().parseHex(text);
         return new KeyHash(Algorithm.SIPHASH, littleEndianLong(bytes, 0), littleEndianLong(bytes, 8),
-                SIPHASH_ID_PREFIX + fingerprint(bytes));
+                SIPHASH_ID_PREFIX + fingerprint(bytes), text);
     }
 
     /** True when {@code secret} is 32 hexadecimal digits. */
@@ -106,6 +110,14 @@ public final class KeyHash {
 
     public Algorithm algorithm() {
         return algorithm;
+    }
+
+    /**
+     * The secret as 32 lower-case hex digits, to store it in Redis for the other instances; empty
+     * for murmur3. Never log it, nor put it in a message.
+     */
+    public Optional<String> secret() {
+        return Optional.ofNullable(secret);
     }
 
     /**

@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterKeys;
+import dev.bloomguard.core.HashSecrets;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
@@ -288,7 +289,8 @@ public final class FilterGenerations implements AutoCloseable {
     private volatile Boolean lastCoverable;
 
     /**
-     * Registers this instance, reads its peers and decides what to write to and read from.
+     * Registers this instance, reads its peers and decides what to write to and read from; a
+     * siphash filter publishes its secret again, should Redis have lost it ({@link HashSecrets}).
      * Call it before the instance serves, then every heartbeat interval.
      *
      * @throws BitmapStoreException when Redis fails; the previous decision stands
@@ -302,6 +304,9 @@ public final class FilterGenerations implements AutoCloseable {
         BitmapStore.Heartbeat beat = store.heartbeat(instancesKey, generationsKey, instanceId,
                 ownDescriptor + KNOWS_HASHES + "|" + (writes.length() == 0 ? ownDescriptor + "@0" : writes), ownDescriptor);
         long now = beat.now();
+        if (ownKeyed) {
+            HashSecrets.publish(store, keyPrefix, own.name(), own.hash());
+        }
         foreign.keySet().retainAll(beat.generations().keySet());
 
         long writeAfter = now - grace.toMillis();

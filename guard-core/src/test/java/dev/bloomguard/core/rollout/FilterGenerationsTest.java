@@ -201,11 +201,13 @@ class FilterGenerationsTest {
     }
 
     /**
-     * An instance cannot add to a generation hashed under a secret it cannot find: its heartbeat
-     * fails, saying why, rather than leave that generation without its adds.
+     * An instance cannot add to a generation hashed under a secret it cannot find (a configured
+     * one that Redis lost since its instances' last heartbeat): its heartbeat fails, naming the
+     * fingerprint and never the secret, rather than leave that generation without its adds; the
+     * next heartbeat of that generation's instances publishes the secret again.
      */
     @Test
-    void aGenerationUnderASecretNotInRedisFailsTheHeartbeatThatMeetsIt() {
+    void aGenerationUnderASecretNotInRedisFailsTheHeartbeatThatMeetsItUntilItsInstancesPublishIt() {
         FilterGeometry geometry = FilterGeometry.of(10_000, 0.01);
         RedisBloomFilter old = filter(geometry, null, "unknown-secret");
         old.generations().orElseThrow().heartbeat();
@@ -213,10 +215,52 @@ class FilterGenerationsTest {
                 .hash(KeyHash.sipHash("9f86d081884c7d659a2feaa0c55ad015")).checkTimeout(Duration.ofSeconds(5))
                 .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
         keyed.generations().orElseThrow().heartbeat();
+        store.delete(HashSecrets.key("bg", "unknown-secret") + ":" + keyed.hash().id());
 
         assertThatThrownBy(() -> old.generations().orElseThrow().heartbeat()).isInstanceOf(BitmapStoreException.class)
                 .hasMessageContaining(keyed.hash().id()).hasMessageContaining("cannot find")
                 .hasMessageNotContaining("9f86d081");
+
+        keyed.generations().orElseThrow().heartbeat();
+        old.generations().orElseThrow().heartbeat();
+        assertThat(keyed.generations().orElseThrow().others()).extracting(RedisBloomFilter::keys)
+                .extracting(keys -> keys.live()).containsExactly(old.keys().live());
+        assertThat(old.generations().orElseThrow().others()).hasSize(1);
+        assertThat(old.generations().orElseThrow().others().get(0).keys().live()).isEqualTo(keyed.keys().live());
+    }
+
+    /**
+     * Redis loses the secrets (a flush) while instances run on them; a new instance generates
+     * another. It can add to the generation of the running instances once they have published
+     * their secret again (their next heartbeat), and they add to its new one: the filter is one
+     * again, without a restart.
+     */
+    @Test
+    void aSecretLostWhileInstancesRunIsPublishedAgainSoThatANewSecretsInstanceAddsToTheirGeneration() {
+        FilterGeometry geometry = FilterGeometry.of(10_000, 0.01);
+        RedisBloomFilter running = RedisBloomFilter.builder("lost-secret", geometry, store)
+                .hash(HashSecrets.stored(store, "bg", "lost-secret")).checkTimeout(Duration.ofSeconds(5))
+                .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
+        running.generations().orElseThrow().heartbeat();
+        running.load(Stream.of("alice", "bob"));
+        store.delete(HashSecrets.key("bg", "lost-secret"),
+                HashSecrets.key("bg", "lost-secret") + ":" + running.hash().id());
+
+        RedisBloomFilter started = RedisBloomFilter.builder("lost-secret", geometry, store)
+                .hash(HashSecrets.stored(store, "bg", "lost-secret")).checkTimeout(Duration.ofSeconds(5))
+                .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
+        assertThat(started.hash()).isNotEqualTo(running.hash());
+        assertThatThrownBy(() -> started.generations().orElseThrow().heartbeat())
+                .as("before the running instance publishes its secret again").isInstanceOf(BitmapStoreException.class);
+
+        running.generations().orElseThrow().heartbeat();
+        started.generations().orElseThrow().heartbeat();
+        running.generations().orElseThrow().heartbeat();
+
+        started.add("carol");
+        running.add("dave");
+        assertThat(running.checkAll(List.of("alice", "bob", "carol", "dave"))).containsOnly(Membership.PRESENT);
+        assertThat(started.checkAll(List.of("alice", "bob", "carol", "dave"))).doesNotContain(Membership.ABSENT);
     }
 
     private static RedisBloomFilter filter(FilterGeometry geometry, KeyType keyType) {
