@@ -23,7 +23,9 @@ import dev.bloomguard.core.redis.BitmapStore;
  * hash segment: its names are those of every release before keyed hashing;
  * beside it, in the same slot: {@code :adds} (journal), {@code :adds:prev}, {@code :adds:since},
  * {@code :adds:dropped}, {@code :adds:count}, {@code :loading}, {@code :meta}, {@code :lock} and
- * {@code :staging:<id>}.
+ * {@code :staging:<id>}. A siphash filter's secret is kept per filter name, whatever the
+ * geometry: {@code <prefix>:{<filter>}:hash-secret} and {@code :hash-secret:sip-<fingerprint>}
+ * ({@link HashSecrets}).
  */
 public final class FilterKeys {
 
