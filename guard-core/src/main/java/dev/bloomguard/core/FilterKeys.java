@@ -4,6 +4,7 @@ import static dev.bloomguard.core.internal.Arguments.checkArgument;
 
 import java.util.UUID;
 
+import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.BitmapStore;
 
@@ -14,10 +15,17 @@ import dev.bloomguard.core.redis.BitmapStore;
  *
  * <p>Live key of shard i: {@code <prefix>:{<filter>:<geometry>:i}}, e.g. {@code bg:{user:m9585088k7:0}}, or
  * {@code bg:{user:m9585088k7:text-case-insensitive:0}} for a key type whose canonical form of an
- * ordinary value is not its Java-type form (see {@link #of(String, String, FilterGeometry, KeyType)});
+ * ordinary value is not its Java-type form (see {@link #of(String, String, FilterGeometry, KeyType)}),
+ * and {@code bg:{user:m9585088k7:sip-62c27cf4:0}} for a filter hashed with siphash (after the key
+ * type's segment, if any): {@code sip-} and 8 hex digits of its secret's fingerprint
+ * ({@link KeyHash#id()}), so bits hashed under one secret are never read under another, and a
+ * secret lost and generated anew names new keys, not ready until loaded. A murmur3 filter has no
+ * hash segment: its names are those of every release before keyed hashing;
  * beside it, in the same slot: {@code :adds} (journal), {@code :adds:prev}, {@code :adds:since},
  * {@code :adds:dropped}, {@code :adds:count}, {@code :loading}, {@code :meta}, {@code :lock} and
- * {@code :staging:<id>}.
+ * {@code :staging:<id>}. A siphash filter's secret is kept per filter name, whatever the
+ * geometry: {@code <prefix>:{<filter>}:hash-secret} and {@code :hash-secret:sip-<fingerprint>}
+ * ({@link HashSecrets}).
  */
 public final class FilterKeys {
 
@@ -45,12 +53,23 @@ public final class FilterKeys {
      * they are, so they get names of their own: a filter never reads bits hashed the other way.
      */
     public static FilterKeys of(String keyPrefix, String filterName, FilterGeometry geometry, KeyType keyType) {
+        return of(keyPrefix, filterName, geometry, keyType, KeyHash.murmur3().id());
+    }
+
+    /**
+     * The keys of a filter hashed with the {@link KeyHash} whose {@link KeyHash#id() id} is
+     * {@code hashId}: murmur3 adds nothing to the names, siphash adds {@code sip-<fingerprint>:}.
+     */
+    public static FilterKeys of(String keyPrefix, String filterName, FilterGeometry geometry, KeyType keyType,
+            String hashId) {
+        checkArgument(KeyHash.isValidId(hashId), "hash id (%s) must be murmur3 or sip- and 8 hex digits", hashId);
         checkArgument(keyPrefix != null && !keyPrefix.isBlank(), "key-prefix (%s) must not be blank", keyPrefix);
         checkArgument(isValidFilterName(filterName),
                 "filter name (%s) may only use letters, digits, '_', '.' and '-'", filterName);
         String keyTypeSegment = keyType == KeyType.TEXT_CASE_INSENSITIVE || keyType == KeyType.CHAR
                 ? keyType.id() + ":" : "";
-        return new FilterKeys(keyPrefix + ":{" + filterName + ":" + geometry.id() + ":" + keyTypeSegment,
+        String hashSegment = hashId.equals(KeyHash.murmur3().id()) ? "" : hashId + ":";
+        return new FilterKeys(keyPrefix + ":{" + filterName + ":" + geometry.id() + ":" + keyTypeSegment + hashSegment,
                 geometry.shards());
     }
 

@@ -32,6 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.hash.BitPositions;
+import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.mirror.BitmapMirror;
@@ -105,6 +106,7 @@ public final class RedisBloomFilter {
     private final String name;
     private final FilterGeometry geometry;
     private final KeyType keyType;
+    private final KeyHash hash;
     private final FilterKeys keys;
     private final BitmapStore store;
     private final Duration checkTimeout;
@@ -137,7 +139,8 @@ public final class RedisBloomFilter {
         this.name = builder.name;
         this.geometry = builder.geometry;
         this.keyType = builder.keyType;
-        this.keys = FilterKeys.of(builder.keyPrefix, builder.name, builder.geometry, builder.keyType);
+        this.hash = builder.hash;
+        this.keys = FilterKeys.of(builder.keyPrefix, builder.name, builder.geometry, builder.keyType, builder.hash.id());
         this.store = builder.store;
         this.checkTimeout = builder.checkTimeout;
         this.instanceId = builder.instanceId;
@@ -156,13 +159,34 @@ public final class RedisBloomFilter {
                 : new FilterGenerations(this, store, builder.keyPrefix, instanceId, builder.rolloutHeartbeat,
                         builder.rolloutGrace, descriptor -> builder(name, FilterGenerations.geometry(descriptor), store)
                                 .keyPrefix(builder.keyPrefix).checkTimeout(checkTimeout).instanceId(instanceId)
-                                .keyType(FilterGenerations.keyType(descriptor)).journalRetention(journalRetention)
+                                .keyType(FilterGenerations.keyType(descriptor))
+                                .hash(hashOf(builder.keyPrefix, FilterGenerations.hashId(descriptor)))
+                                .journalRetention(journalRetention)
                                 .journalCapacity(journalCapacity).maxBatchSize(maxBatchSize).publishesAdds()
                                 .rememberMisses(builder.misses).build(),
                         () -> MIRROR_LOADER.execute(this::notReady));
         if (mirror != null || misses != null && misses.settings().shared()) {
             subscribe();
         }
+    }
+
+    /**
+     * The hash of another generation of this filter: its own when the ids match, else one whose
+     * secret Redis holds. One this instance cannot find cannot be written to: the heartbeat that
+     * meets it fails, so that this instance soon neither answers nor adds (bypass, adds retried)
+     * rather than leave keys out of a generation that others read.
+     */
+    private KeyHash hashOf(String keyPrefix, String hashId) {
+        if (hashId.equals(hash.id())) {
+            return hash;
+        }
+        if (hashId.equals(KeyHash.murmur3().id())) {
+            return KeyHash.murmur3();
+        }
+        return HashSecrets.find(store, keyPrefix, name, hashId).orElseThrow(() -> new BitmapStoreException("filter '"
+                + name + "': another instance uses a generation hashed with siphash " + hashId + ", whose secret this"
+                + " instance cannot find in Redis (its instances publish it at each heartbeat), so it cannot add to"
+                + " it yet", null));
     }
 
     /**
@@ -339,6 +363,11 @@ public final class RedisBloomFilter {
         return Optional.ofNullable(keyType);
     }
 
+    /** How keys are spread over the bits: murmur3, or siphash under a secret; part of the key names. */
+    public KeyHash hash() {
+        return hash;
+    }
+
     /** What is hashed for {@code key}: the same for a check, an add and a loaded key, so that all three meet. */
     private Object canonical(Object key) {
         return keyType == null ? key : keyType.canonical(key);
@@ -421,7 +450,7 @@ public final class RedisBloomFilter {
     private Probe probe(Object key) {
         int hashes = geometry.hashes();
         long[] offsets = new long[hashes + 1];
-        int shard = BitPositions.fillSharded(canonical(key), geometry.bits(), hashes, geometry.shards(), offsets, 0);
+        int shard = BitPositions.fillSharded(hash, canonical(key), geometry.bits(), hashes, geometry.shards(), offsets, 0);
         offsets[hashes] = geometry.markerOffset();
         Membership local = null;
         if (mirror != null) {
@@ -569,7 +598,7 @@ public final class RedisBloomFilter {
             int[] perShard = new int[shards];
             boolean inMirror = mirror != null && !present.isEmpty();
             for (int i = 0; i < present.size(); i++) {
-                shardOf[i] = BitPositions.fillSharded(canonical(present.get(i)), geometry.bits(), hashes, shards, offsets, i * hashes);
+                shardOf[i] = BitPositions.fillSharded(hash, canonical(present.get(i)), geometry.bits(), hashes, shards, offsets, i * hashes);
                 perShard[shardOf[i]]++;
                 if (inMirror) {
                     long[] single = java.util.Arrays.copyOfRange(offsets, i * hashes, (i + 1) * hashes);
@@ -852,7 +881,7 @@ public final class RedisBloomFilter {
             long[] offsets = new long[hashes];
             for (Object key : keys) {
                 if (key != null) {
-                    int shard = BitPositions.fillSharded(canonical(key), geometry.bits(), hashes, shardCount, offsets, 0);
+                    int shard = BitPositions.fillSharded(hash, canonical(key), geometry.bits(), hashes, shardCount, offsets, 0);
                     byShard.get(shard).add(offsets.clone());
                 }
             }
@@ -1556,7 +1585,7 @@ public final class RedisBloomFilter {
                         if (key == null) {
                             break;
                         }
-                        int shard = BitPositions.fillSharded(canonical(key), bits, hashes, shards, offsets, 0);
+                        int shard = BitPositions.fillSharded(hash, canonical(key), bits, hashes, shards, offsets, 0);
                         bitmaps[shard].setAll(offsets, 0, hashes);
                     }
                 }
@@ -1636,7 +1665,7 @@ public final class RedisBloomFilter {
 
     @Override
     public String toString() {
-        return "RedisBloomFilter[" + name + ", " + geometry + ", key=" + keys.live() + "]";
+        return "RedisBloomFilter[" + name + ", " + geometry + ", " + hash + ", key=" + keys.live() + "]";
     }
 
     /** Builds a {@link RedisBloomFilter}; every setting has a default but the name, geometry and store. */
@@ -1659,6 +1688,7 @@ public final class RedisBloomFilter {
         private MirrorSettings mirror;
         private RememberedMisses.Settings misses;
         private KeyType keyType;
+        private KeyHash hash = KeyHash.murmur3();
 
         private Builder(String name, FilterGeometry geometry, BitmapStore store) {
             checkArgument(name != null && !name.isBlank(), "filter name must not be blank");
@@ -1775,8 +1805,20 @@ public final class RedisBloomFilter {
         }
 
         /**
+         * How keys are spread over the bits (default murmur3, bit-compatible with Guava). Part of
+         * the stored identity: siphash filters have key names of their own, one set per secret.
+         * For a secret kept in Redis, pass {@link HashSecrets#stored}; for a configured one,
+         * {@link HashSecrets#configured}.
+         */
+        public Builder hash(KeyHash hash) {
+            checkArgument(hash != null, "hash of filter '%s' must not be null", name);
+            this.hash = hash;
+            return this;
+        }
+
+        /**
          * Keeps the filter right while instances of differing configurations run side by side
-         * (a rolling deploy that changes its geometry or key type): every add reaches every
+         * (a rolling deploy that changes its geometry, key type or hash): every add reaches every
          * generation in use, and checks are answered by a generation that holds every key. The
          * caller must call {@link FilterGenerations#heartbeat()} before the instance serves and
          * every {@code heartbeat}; a generation nobody used for {@code grace} is deleted.

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 
 class FilterKeysTest {
@@ -47,6 +48,26 @@ class FilterKeysTest {
         assertThat(FilterKeys.of("bg", "email", GEOMETRY, KeyType.TEXT_CASE_INSENSITIVE).live())
                 .isEqualTo("bg:{email:m9585088k7:text-case-insensitive:0}");
         assertThat(FilterKeys.of("bg", "code", GEOMETRY, KeyType.CHAR).live()).isEqualTo("bg:{code:m9585088k7:char:0}");
+    }
+
+    @Test
+    void namesASipHashFilterAfterTheFingerprintOfItsSecret() {
+        KeyHash sipHash = KeyHash.sipHash("000102030405060708090a0b0c0d0e0f");
+
+        assertThat(FilterKeys.of("bg", "user", GEOMETRY, null, sipHash.id()).live()).isEqualTo("bg:{user:m9585088k7:sip-62c27cf4:0}");
+        assertThat(FilterKeys.of("bg", "email", GEOMETRY, KeyType.TEXT_CASE_INSENSITIVE, sipHash.id()).live())
+                .isEqualTo("bg:{email:m9585088k7:text-case-insensitive:sip-62c27cf4:0}");
+        assertThat(FilterKeys.of("bg", "user", GEOMETRY, KeyType.INTEGER, KeyHash.murmur3().id()).live())
+                .isEqualTo("bg:{user:m9585088k7:0}");
+        assertThat(FilterKeys.of("bg", "user", GEOMETRY, null, KeyHash.sipHash("9f86d081884c7d659a2feaa0c55ad015").id())
+                .live()).isNotEqualTo("bg:{user:m9585088k7:sip-62c27cf4:0}");
+    }
+
+    @Test
+    void rejectsAHashIdThatIsNotOne() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> FilterKeys.of("bg", "user", GEOMETRY, null, "sip-}x"))
+                .withMessageContaining("hash id (sip-}x)");
     }
 
     @ParameterizedTest

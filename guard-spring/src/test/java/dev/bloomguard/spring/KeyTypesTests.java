@@ -20,7 +20,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import dev.bloomguard.core.HashSecrets;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
+import dev.bloomguard.core.redis.BitmapStore;
 
 /**
  * Lookups find their row whenever PostgreSQL would: each guarded method below runs the real
@@ -46,7 +50,11 @@ import dev.bloomguard.core.hash.KeyType;
         "bloom-guard.filters.order.expected-insertions=10000",
         "bloom-guard.filters.order.warmup.sql=SELECT customer, id AS order_id FROM kt_orders",
         "bloom-guard.filters.order.warmup.key-column=ORDER_ID",
-        "bloom-guard.filters.order.warmup.blocking=true" })
+        "bloom-guard.filters.order.warmup.blocking=true",
+        "bloom-guard.filters.keyed.expected-insertions=10000",
+        "bloom-guard.filters.keyed.warmup.sql=SELECT id FROM kt_users",
+        "bloom-guard.filters.keyed.warmup.blocking=true",
+        "bloom-guard.filters.keyed.hash=siphash" })
 class KeyTypesTests {
 
     private static final int ROWS = 1000;
@@ -78,6 +86,9 @@ class KeyTypesTests {
 
     @Autowired
     JdbcTemplate jdbc;
+
+    @Autowired
+    BitmapStore store;
 
     @Test
     void readsEachFiltersKeyTypeFromItsWarmupColumn() {
@@ -148,6 +159,24 @@ class KeyTypesTests {
         assertThat(blockedShare(g -> lookups.order(5000L + g))).isGreaterThan(0.95);
     }
 
+    /**
+     * A filter hashed with siphash under a secret the first instance generated and stored in
+     * Redis: it warms from the same query, passes every row and blocks absent keys.
+     */
+    @Test
+    void warmsASiphashFilterUnderTheSecretItStoredPassingEveryRowAndBlockingAbsentKeys() {
+        RedisBloomFilter keyed = registry.filter("keyed");
+
+        assertThat(keyed.hash().algorithm()).isEqualTo(KeyHash.Algorithm.SIPHASH);
+        assertThat(keyed.keys().live()).startsWith("keytypes:{keyed:").endsWith("k7:" + keyed.hash().id() + ":0}")
+                .isNotEqualTo(registry.filter("user").keys().live().replace("user", "keyed"));
+        assertThat(HashSecrets.find(store, "keytypes", "keyed", keyed.hash().id())).contains(keyed.hash());
+        for (long id = 1; id <= ROWS; id++) {
+            assertThat(lookups.keyed(id)).as("row %s", id).isEqualTo(1);
+        }
+        assertThat(blockedShare(g -> lookups.keyed(5000L + g))).isGreaterThan(0.95);
+    }
+
     /** The share of 1,000 lookups of absent keys that the guard rejects without calling the method. */
     private static double blockedShare(Function<Integer, Integer> lookupOfAbsentKey) {
         long blocked = IntStream.rangeClosed(1, 1000).filter(g -> {
@@ -182,6 +211,9 @@ class KeyTypesTests {
 
         @BloomGuard(filter = "order", key = "#id")
         int order(long id);
+
+        @BloomGuard(filter = "keyed", key = "#id")
+        int keyed(long id);
     }
 
     static class DatabaseLookups implements Lookups {
@@ -212,6 +244,11 @@ class KeyTypesTests {
         public int email(String email) {
             return jdbc.queryForObject("SELECT count(*) FROM kt_emails WHERE email = CAST(? AS citext)", Integer.class,
                     email);
+        }
+
+        @Override
+        public int keyed(long id) {
+            return jdbc.queryForObject("SELECT count(*) FROM kt_users WHERE id = ?", Integer.class, id);
         }
 
         @Override

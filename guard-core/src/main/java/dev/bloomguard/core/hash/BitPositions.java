@@ -4,6 +4,7 @@ package dev.bloomguard.core.hash;
  * The k bit offsets of a key: Guava's {@code murmur3_128} of the key's canonical bytes, then
  * double hashing over the two 64-bit halves exactly as Guava's {@code MURMUR128_MITZ_64}
  * strategy does, so the same key and bit count give the same offsets as Guava's own filter.
+ * With a keyed {@link KeyHash} (siphash), the same double hashing over its two values.
  *
  * <p>This is stored format. A golden test pins the offsets of known keys; a change here makes
  * every filter in Redis answer "absent" for keys it holds. Integer keys, the common case, are
@@ -31,24 +32,32 @@ public final class BitPositions {
      * so it does not line up with the offsets inside the shard.
      */
     public static int fillSharded(Object key, long bits, int hashes, int shards, long[] into, int from) {
+        return fillSharded(KeyHash.murmur3(), key, bits, hashes, shards, into, from);
+    }
+
+    /**
+     * As {@link #fillSharded(Object, long, int, int, long[], int)}, hashed with {@code hash}: the
+     * offsets and the shard both come from it, so a keyed hash leaves neither computable offline.
+     */
+    public static int fillSharded(KeyHash hash, Object key, long bits, int hashes, int shards, long[] into, int from) {
         if (key instanceof Long || key instanceof Integer || key instanceof Short || key instanceof Byte) {
             byte[] digits = new byte[MAX_LONG_DIGITS];
             int length = decimal(((Number) key).longValue(), digits);
-            return fillFromBytes(digits, length, bits, hashes, shards, into, from);
+            return fillFromBytes(hash, digits, length, bits, hashes, shards, into, from);
         }
         byte[] bytes = KeyEncoding.canonicalBytes(key);
-        return fillFromBytes(bytes, bytes.length, bits, hashes, shards, into, from);
+        return fillFromBytes(hash, bytes, bytes.length, bits, hashes, shards, into, from);
     }
 
     /** As {@link #fill}, for bytes that are already canonical. */
     public static void fillFromBytes(byte[] canonicalBytes, long bits, int hashes, long[] into, int from) {
-        fillFromBytes(canonicalBytes, canonicalBytes.length, bits, hashes, 1, into, from);
+        fillFromBytes(KeyHash.murmur3(), canonicalBytes, canonicalBytes.length, bits, hashes, 1, into, from);
     }
 
-    private static int fillFromBytes(byte[] bytes, int length, long bits, int hashes, int shards, long[] into,
-            int from) {
+    private static int fillFromBytes(KeyHash hash, byte[] bytes, int length, long bits, int hashes, int shards,
+            long[] into, int from) {
         long[] secondHalf = new long[1];
-        long hash1 = Murmur3.hash(bytes, length, secondHalf);
+        long hash1 = hash.hash(bytes, length, secondHalf);
         long hash2 = secondHalf[0];
         long combined = hash1;
         for (int i = 0; i < hashes; i++) {
@@ -60,8 +69,13 @@ public final class BitPositions {
 
     /** The offsets of one key as a fresh array. */
     public static long[] of(Object key, long bits, int hashes) {
+        return of(KeyHash.murmur3(), key, bits, hashes);
+    }
+
+    /** The offsets of one key hashed with {@code hash}, as a fresh array. */
+    public static long[] of(KeyHash hash, Object key, long bits, int hashes) {
         long[] offsets = new long[hashes];
-        fill(key, bits, hashes, offsets, 0);
+        fillSharded(hash, key, bits, hashes, 1, offsets, 0);
         return offsets;
     }
 

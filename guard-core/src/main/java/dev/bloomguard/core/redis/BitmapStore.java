@@ -231,7 +231,7 @@ public interface BitmapStore {
      */
     void listBlankIfEquals(String key, long index, byte[] value);
 
-    /** {@code SET key value NX PX ttl}: true when the key was free and is now {@code value}. */
+    /** {@code SET key value NX PX ttl} ({@code ttl} null: no expiry): true when the key was free and is now {@code value}. */
     boolean setIfAbsent(String key, String value, Duration ttl);
 
     /** Extends the expiry of {@code key} only while it still holds {@code value}. */

@@ -515,7 +515,8 @@ public final class LettuceBitmapStore implements BitmapStore {
     @Override
     public boolean setIfAbsent(String key, String value, Duration ttl) {
         String reply = call("SET NX", operationTimeout,
-                commands -> List.of(commands.set(bytes(key), bytes(value), SetArgs.Builder.nx().px(ttl))));
+                commands -> List.of(commands.set(bytes(key), bytes(value),
+                        ttl == null ? SetArgs.Builder.nx() : SetArgs.Builder.nx().px(ttl))));
         return "OK".equals(reply);
     }
 

@@ -16,16 +16,18 @@ import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterKeys;
+import dev.bloomguard.core.HashSecrets;
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
 
 /**
  * The generations of one filter that live side by side during a rolling change of its
- * configuration. A change of {@code expected-insertions}, {@code fpp}, shards or key type gives
- * the filter other Redis keys (a new generation); old and new instances then run at once, and
- * each would block the keys the other adds.
+ * configuration. A change of {@code expected-insertions}, {@code fpp}, shards, key type or hash
+ * (murmur3, or siphash under a secret) gives the filter other Redis keys (a new generation); old
+ * and new instances then run at once, and each would block the keys the other adds.
  *
  * <p>Each instance heartbeats into a registry in Redis: its own generation, and the generations
  * it writes to, each with the time it began to (Redis's clock, so instances' clocks do not
@@ -55,6 +57,8 @@ public final class FilterGenerations implements AutoCloseable {
 
     private final RedisBloomFilter own;
     private final String ownDescriptor;
+    /** True when the own generation is hashed with a keyed hash, which releases before keyed hashing cannot write. */
+    private final boolean ownKeyed;
     private final BitmapStore store;
     private final String keyPrefix;
     private final String instanceId;
@@ -93,7 +97,8 @@ public final class FilterGenerations implements AutoCloseable {
                     + " intervals (" + heartbeat + ")");
         }
         this.own = own;
-        this.ownDescriptor = descriptor(own.geometry(), own.keyType().orElse(null));
+        this.ownDescriptor = descriptor(own);
+        this.ownKeyed = own.hash().algorithm() != KeyHash.Algorithm.MURMUR3;
         this.store = store;
         this.keyPrefix = keyPrefix;
         this.instanceId = instanceId;
@@ -105,10 +110,52 @@ public final class FilterGenerations implements AutoCloseable {
         this.loadOwn = loadOwn;
     }
 
+    /**
+     * Marks the own-generation field of a heartbeat from a release that knows hashes. A release
+     * before keyed hashing reads a siphash descriptor as murmur3 (it has no fifth field) and, when
+     * the geometry differs too, writes murmur3 bits to keys nobody reads while it reports writing
+     * to that generation: its word is not taken for a siphash generation. (That release never
+     * reads this field.)
+     */
+    private static final String KNOWS_HASHES = "#hashes";
+
     /** A generation's descriptor: {@code expectedInsertions/fpp/shards/keyType}, enough to rebuild its filter. */
     public static String descriptor(FilterGeometry geometry, KeyType keyType) {
+        return descriptor(geometry, keyType, KeyHash.murmur3().id());
+    }
+
+    /**
+     * A generation's descriptor with its hash: {@code expectedInsertions/fpp/shards/keyType/hash},
+     * where {@code hash} is a {@link KeyHash#id()} other than murmur3 ({@code sip-1a2b3c4d}). A
+     * murmur3 generation has no fifth field, exactly as releases before keyed hashing describe
+     * it, so that they and this release agree that it is one generation.
+     */
+    public static String descriptor(FilterGeometry geometry, KeyType keyType, String hashId) {
         return geometry.expectedInsertions() + "/" + geometry.fpp() + "/" + geometry.shards() + "/"
-                + (keyType == null ? "-" : keyType.id());
+                + (keyType == null ? "-" : keyType.id())
+                + (hashId.equals(KeyHash.murmur3().id()) ? "" : "/" + hashId);
+    }
+
+    /** The descriptor of {@code filter}'s generation. */
+    public static String descriptor(RedisBloomFilter filter) {
+        return descriptor(filter.geometry(), filter.keyType().orElse(null), filter.hash().id());
+    }
+
+    /**
+     * The {@link KeyHash#id()} a descriptor names: its fifth field, or murmur3 without one (the
+     * descriptors of releases before keyed hashing).
+     *
+     * @throws IllegalArgumentException when the fifth field is no hash id
+     */
+    public static String hashId(String descriptor) {
+        String[] parts = descriptor.split("/");
+        if (parts.length < 5) {
+            return KeyHash.murmur3().id();
+        }
+        if (!KeyHash.isValidId(parts[4])) {
+            throw new IllegalArgumentException("generation " + descriptor + " names an unknown hash (" + parts[4] + ")");
+        }
+        return parts[4];
     }
 
     /** The geometry a descriptor names. */
@@ -242,7 +289,8 @@ public final class FilterGenerations implements AutoCloseable {
     private volatile Boolean lastCoverable;
 
     /**
-     * Registers this instance, reads its peers and decides what to write to and read from.
+     * Registers this instance, reads its peers and decides what to write to and read from; a
+     * siphash filter publishes its secret again, should Redis have lost it ({@link HashSecrets}).
      * Call it before the instance serves, then every heartbeat interval.
      *
      * @throws BitmapStoreException when Redis fails; the previous decision stands
@@ -254,8 +302,11 @@ public final class FilterGenerations implements AutoCloseable {
                 .append('@').append(since));
         long sent = System.nanoTime();
         BitmapStore.Heartbeat beat = store.heartbeat(instancesKey, generationsKey, instanceId,
-                ownDescriptor + "|" + (writes.length() == 0 ? ownDescriptor + "@0" : writes), ownDescriptor);
+                ownDescriptor + KNOWS_HASHES + "|" + (writes.length() == 0 ? ownDescriptor + "@0" : writes), ownDescriptor);
         long now = beat.now();
+        if (ownKeyed) {
+            HashSecrets.publish(store, keyPrefix, own.name(), own.hash());
+        }
         foreign.keySet().retainAll(beat.generations().keySet());
 
         long writeAfter = now - grace.toMillis();
@@ -297,8 +348,7 @@ public final class FilterGenerations implements AutoCloseable {
             }
         }
         writingSince.keySet().removeIf(descriptor -> !descriptor.equals(ownDescriptor)
-                && alsoWritten.stream().noneMatch(filter -> descriptor(filter.geometry(), filter.keyType().orElse(null))
-                        .equals(descriptor)));
+                && alsoWritten.stream().noneMatch(filter -> descriptor(filter).equals(descriptor)));
 
         boolean coverable = true;
         for (Map.Entry<String, String> instance : beat.instances().entrySet()) {
@@ -313,9 +363,10 @@ public final class FilterGenerations implements AutoCloseable {
                 continue;
             }
             Long since = null;
+            boolean knowsHashes = fields[0].endsWith(KNOWS_HASHES);
             for (String written : fields[1].split(",")) {
                 int at = written.lastIndexOf('@');
-                if (written.substring(0, at).equals(ownDescriptor)) {
+                if (written.substring(0, at).equals(ownDescriptor) && (knowsHashes || !ownKeyed)) {
                     since = Long.parseLong(written.substring(at + 1));
                 }
             }
@@ -335,8 +386,8 @@ public final class FilterGenerations implements AutoCloseable {
             log.info("Filter '{}': checks are now answered by {}", own.name(),
                     answering == null ? "nothing (they bypass) until a generation holds every key"
                             : answering == own ? "its own generation " + ownDescriptor
-                                    : "generation " + descriptor(answering.geometry(), answering.keyType().orElse(null))
-                                            + " of another configuration, until its own is loaded");
+                                    : "generation " + descriptor(answering) + " of another configuration, until its"
+                                            + " own is loaded");
         }
         // Loaded while another instance did not write to it: load it again now that all do. (A
         // generation never loaded, or lost, is loaded by the not-ready path of its checks.)
@@ -443,7 +494,11 @@ public final class FilterGenerations implements AutoCloseable {
             System.nanoTime() - RECONSIDER_EVERY.toNanos());
 
     private String liveKey(String descriptor) {
-        return FilterKeys.of(keyPrefix, own.name(), geometry(descriptor), keyType(descriptor)).live();
+        return keys(descriptor).live();
+    }
+
+    private FilterKeys keys(String descriptor) {
+        return FilterKeys.of(keyPrefix, own.name(), geometry(descriptor), keyType(descriptor), hashId(descriptor));
     }
 
     /** Forgets a generation nobody uses; deletes its keys when {@code withKeys} (once per set of keys). */
@@ -453,7 +508,7 @@ public final class FilterGenerations implements AutoCloseable {
         if (!withKeys) {
             return;
         }
-        FilterKeys keys = FilterKeys.of(keyPrefix, own.name(), geometry(descriptor), keyType(descriptor));
+        FilterKeys keys = keys(descriptor);
         log.info("Filter '{}': deleting generation {} ({}), which no instance has used for {}", own.name(),
                 descriptor, keys.live(), grace);
         for (int shard = 0; shard < geometry(descriptor).shards(); shard++) {

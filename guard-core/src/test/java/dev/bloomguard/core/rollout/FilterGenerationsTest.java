@@ -1,6 +1,8 @@
 package dev.bloomguard.core.rollout;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
@@ -11,10 +13,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.HashSecrets;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceClients;
 import dev.bloomguard.embedded.RedisServer;
@@ -104,6 +109,158 @@ class FilterGenerationsTest {
         old.load(Stream.of("alice", "given-up"));
         assertThat(old.check("given-up")).isEqualTo(Membership.PRESENT);
         assertThat(old.check("never-added")).isEqualTo(Membership.ABSENT);
+    }
+
+    @Test
+    void describesASiphashGenerationWithItsHashAndAMurmur3OneAsThePreviousReleaseDid() {
+        FilterGeometry geometry = FilterGeometry.of(10_000, 0.01);
+        KeyHash sipHash = KeyHash.sipHash("000102030405060708090a0b0c0d0e0f");
+
+        String murmur3 = FilterGenerations.descriptor(geometry, null, KeyHash.murmur3().id());
+        String keyed = FilterGenerations.descriptor(geometry, KeyType.INTEGER, sipHash.id());
+
+        assertThat(murmur3).isEqualTo("10000/0.01/1/-").isEqualTo(FilterGenerations.descriptor(geometry, null));
+        assertThat(keyed).isEqualTo("10000/0.01/1/integer/sip-62c27cf4");
+        assertThat(FilterGenerations.hashId(murmur3)).isEqualTo("murmur3");
+        assertThat(FilterGenerations.hashId(keyed)).isEqualTo(sipHash.id());
+        assertThat(FilterGenerations.geometry(keyed)).isEqualTo(geometry);
+        assertThat(FilterGenerations.keyType(keyed)).isEqualTo(KeyType.INTEGER);
+        assertThat(FilterGenerations.descriptor(geometry, null, KeyHash.sipHash("9f86d081884c7d659a2feaa0c55ad015").id()))
+                .isNotEqualTo(FilterGenerations.descriptor(geometry, null, sipHash.id()));
+        assertThatIllegalArgumentException().isThrownBy(() -> FilterGenerations.hashId("10000/0.01/1/-/md5"))
+                .withMessageContaining("unknown hash (md5)");
+    }
+
+    /**
+     * A deploy changes a filter's hash from murmur3 to siphash (secret generated in Redis). The new
+     * instance answers from the old generation until its own covers every writer; the old instance
+     * finds the secret in Redis and adds to both; nothing present is ever blocked.
+     */
+    @Test
+    void aRollingChangeFromMurmur3ToSiphashNeverBlocksAKeyEitherSideAdds() throws Exception {
+        FilterGeometry geometry = FilterGeometry.of(10_000, 0.01);
+        RedisBloomFilter old = filter(geometry, null, "to-siphash");
+        old.generations().orElseThrow().heartbeat();
+        old.load(Stream.of("alice", "bob"));
+        RedisBloomFilter upgraded = RedisBloomFilter.builder("to-siphash", geometry, store)
+                .hash(HashSecrets.stored(store, "bg", "to-siphash")).checkTimeout(Duration.ofSeconds(5))
+                .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
+        upgraded.generations().orElseThrow().heartbeat();
+
+        assertThat(upgraded.keys().live()).isNotEqualTo(old.keys().live()).contains(":" + upgraded.hash().id() + ":");
+        assertThat(upgraded.checkAll(List.of("alice", "bob"))).as("answered by the murmur3 generation")
+                .containsOnly(Membership.PRESENT);
+        upgraded.add("carol");
+        assertThat(old.check("carol")).as("the new instance adds to the old generation").isEqualTo(Membership.PRESENT);
+
+        old.generations().orElseThrow().heartbeat(); // the old instance learns of the siphash generation
+        old.add("dave");
+        Thread.sleep(RETENTION.toMillis() + 50);
+        old.generations().orElseThrow().heartbeat();
+        upgraded.generations().orElseThrow().heartbeat();
+        assertThat(upgraded.generations().orElseThrow().ownCoverable()).isTrue();
+        upgraded.load(Stream.of("alice", "bob", "carol", "dave"));
+        upgraded.generations().orElseThrow().heartbeat();
+
+        assertThat(upgraded.generations().orElseThrow().answering()).isSameAs(upgraded);
+        old.add("erin");
+        assertThat(upgraded.checkAll(List.of("alice", "bob", "carol", "dave", "erin"))).containsOnly(Membership.PRESENT);
+        assertThat(old.checkAll(List.of("alice", "bob", "carol", "dave", "erin"))).containsOnly(Membership.PRESENT);
+        long absent = Stream.iterate(0, i -> i + 1).limit(1_000).map(i -> "absent-" + i)
+                .filter(key -> upgraded.check(key) == Membership.ABSENT).count();
+        assertThat(absent).as("the siphash generation blocks absent keys").isGreaterThan(950);
+    }
+
+    /**
+     * A release before keyed hashing reads a siphash descriptor as murmur3: with another geometry
+     * it reports writing to that generation while it writes murmur3 bits to other keys. Its word
+     * must not make the siphash generation coverable; a release that knows hashes counts.
+     */
+    @Test
+    void aPreviousReleaseClaimingToWriteASiphashGenerationDoesNotMakeItCoverable() {
+        RedisBloomFilter upgraded = RedisBloomFilter.builder("previous-release", FilterGeometry.of(20_000, 0.01), store)
+                .hash(KeyHash.sipHash("000102030405060708090a0b0c0d0e0f")).checkTimeout(Duration.ofSeconds(5))
+                .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
+        upgraded.generations().orElseThrow().heartbeat();
+        String oldDescriptor = FilterGenerations.descriptor(FilterGeometry.of(10_000, 0.01), null);
+        String keyed = FilterGenerations.descriptor(upgraded);
+        String instances = "bg:{previous-release}:instances";
+        String generations = "bg:{previous-release}:generations";
+
+        store.heartbeat(instances, generations, "previous-release-instance",
+                oldDescriptor + "|" + oldDescriptor + "@0," + keyed + "@0", oldDescriptor);
+        upgraded.generations().orElseThrow().heartbeat();
+
+        assertThat(upgraded.generations().orElseThrow().ownCoverable()).isFalse();
+
+        store.heartbeat(instances, generations, "previous-release-instance",
+                oldDescriptor + "#hashes|" + oldDescriptor + "@0," + keyed + "@0", oldDescriptor);
+        upgraded.generations().orElseThrow().heartbeat();
+
+        assertThat(upgraded.generations().orElseThrow().ownCoverable()).isTrue();
+    }
+
+    /**
+     * An instance cannot add to a generation hashed under a secret it cannot find (a configured
+     * one that Redis lost since its instances' last heartbeat): its heartbeat fails, naming the
+     * fingerprint and never the secret, rather than leave that generation without its adds; the
+     * next heartbeat of that generation's instances publishes the secret again.
+     */
+    @Test
+    void aGenerationUnderASecretNotInRedisFailsTheHeartbeatThatMeetsItUntilItsInstancesPublishIt() {
+        FilterGeometry geometry = FilterGeometry.of(10_000, 0.01);
+        RedisBloomFilter old = filter(geometry, null, "unknown-secret");
+        old.generations().orElseThrow().heartbeat();
+        RedisBloomFilter keyed = RedisBloomFilter.builder("unknown-secret", geometry, store)
+                .hash(KeyHash.sipHash("9f86d081884c7d659a2feaa0c55ad015")).checkTimeout(Duration.ofSeconds(5))
+                .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
+        keyed.generations().orElseThrow().heartbeat();
+        store.delete(HashSecrets.key("bg", "unknown-secret") + ":" + keyed.hash().id());
+
+        assertThatThrownBy(() -> old.generations().orElseThrow().heartbeat()).isInstanceOf(BitmapStoreException.class)
+                .hasMessageContaining(keyed.hash().id()).hasMessageContaining("cannot find")
+                .hasMessageNotContaining("9f86d081");
+
+        keyed.generations().orElseThrow().heartbeat();
+        old.generations().orElseThrow().heartbeat();
+        assertThat(keyed.generations().orElseThrow().others()).extracting(RedisBloomFilter::keys)
+                .extracting(keys -> keys.live()).containsExactly(old.keys().live());
+        assertThat(old.generations().orElseThrow().others()).hasSize(1);
+        assertThat(old.generations().orElseThrow().others().get(0).keys().live()).isEqualTo(keyed.keys().live());
+    }
+
+    /**
+     * Redis loses the secrets (a flush) while instances run on them; a new instance generates
+     * another. It can add to the generation of the running instances once they have published
+     * their secret again (their next heartbeat), and they add to its new one: the filter is one
+     * again, without a restart.
+     */
+    @Test
+    void aSecretLostWhileInstancesRunIsPublishedAgainSoThatANewSecretsInstanceAddsToTheirGeneration() {
+        FilterGeometry geometry = FilterGeometry.of(10_000, 0.01);
+        RedisBloomFilter running = RedisBloomFilter.builder("lost-secret", geometry, store)
+                .hash(HashSecrets.stored(store, "bg", "lost-secret")).checkTimeout(Duration.ofSeconds(5))
+                .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
+        running.generations().orElseThrow().heartbeat();
+        running.load(Stream.of("alice", "bob"));
+        store.delete(HashSecrets.key("bg", "lost-secret"),
+                HashSecrets.key("bg", "lost-secret") + ":" + running.hash().id());
+
+        RedisBloomFilter started = RedisBloomFilter.builder("lost-secret", geometry, store)
+                .hash(HashSecrets.stored(store, "bg", "lost-secret")).checkTimeout(Duration.ofSeconds(5))
+                .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
+        assertThat(started.hash()).isNotEqualTo(running.hash());
+        assertThatThrownBy(() -> started.generations().orElseThrow().heartbeat())
+                .as("before the running instance publishes its secret again").isInstanceOf(BitmapStoreException.class);
+
+        running.generations().orElseThrow().heartbeat();
+        started.generations().orElseThrow().heartbeat();
+        running.generations().orElseThrow().heartbeat();
+
+        started.add("carol");
+        running.add("dave");
+        assertThat(running.checkAll(List.of("alice", "bob", "carol", "dave"))).containsOnly(Membership.PRESENT);
+        assertThat(started.checkAll(List.of("alice", "bob", "carol", "dave"))).doesNotContain(Membership.ABSENT);
     }
 
     private static RedisBloomFilter filter(FilterGeometry geometry, KeyType keyType) {

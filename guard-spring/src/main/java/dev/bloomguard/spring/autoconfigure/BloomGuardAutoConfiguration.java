@@ -38,9 +38,12 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterKeys;
+import dev.bloomguard.core.HashSecrets;
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceConnections;
@@ -124,7 +127,8 @@ public class BloomGuardAutoConfiguration {
                     .maxBatchSize(properties.getMaxBatchSize())
                     .rollout(properties.getRollout().getHeartbeatInterval(), properties.getRollout().getGracePeriod())
                     .onNotReady(filter -> warmer.ifAvailable(available -> available.onNotReady(filter)))
-                    .keyType(keyType);
+                    .keyType(keyType)
+                    .hash(hash(store, keyPrefix, name, settings));
             if (settings.getLocalMirror().isEnabled()) {
                 builder.mirror(FilterSettingsValidator.mirrorSettings(settings.getLocalMirror()));
             }
@@ -134,6 +138,29 @@ public class BloomGuardAutoConfiguration {
             filters.put(name, builder.build());
         });
         return new BloomFilterRegistry(filters);
+    }
+
+    /**
+     * The filter's hash. A siphash secret kept in Redis is read (or created) now, before any bit
+     * is read or written: the key names carry its fingerprint. Without Redis there are no names,
+     * so startup fails saying how to start without Redis.
+     */
+    private static KeyHash hash(BitmapStore store, String keyPrefix, String name, BloomGuardProperties.Filter settings) {
+        if (settings.getHash() == KeyHash.Algorithm.MURMUR3) {
+            return KeyHash.murmur3();
+        }
+        if (settings.getHashSecret() != null && !settings.getHashSecret().isEmpty()) {
+            return HashSecrets.configured(store, keyPrefix, name, settings.getHashSecret());
+        }
+        try {
+            return HashSecrets.stored(store, keyPrefix, name);
+        }
+        catch (BitmapStoreException ex) {
+            throw new BloomGuardConfigurationException("bloom-guard.filters." + name + ".hash=siphash keeps its secret"
+                    + " in Redis at " + HashSecrets.key(keyPrefix, name) + ", which could not be read (" + ex.getMessage()
+                    + "); the filter's key names depend on it. Start once Redis answers, or set bloom-guard.filters."
+                    + name + ".hash-secret", ex);
+        }
     }
 
     /**

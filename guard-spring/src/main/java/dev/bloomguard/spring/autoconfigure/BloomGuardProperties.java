@@ -10,6 +10,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
+import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
 
@@ -508,6 +509,22 @@ public class BloomGuardProperties {
          */
         private KeyType keyType;
 
+        /**
+         * How keys are spread over the filter's bits: murmur3 (public and bit-compatible with
+         * Guava's BloomFilter; the default) or siphash (SipHash-2-4 keyed by a 128-bit secret, so
+         * that which absent keys pass cannot be computed offline, only found by probing). Part of
+         * the filter's Redis key names: changing it builds the filter under new keys.
+         */
+        private KeyHash.Algorithm hash = KeyHash.Algorithm.MURMUR3;
+
+        /**
+         * Secret of a siphash filter: 32 hexadecimal digits (128 bits). Empty: the first instance
+         * generates one and keeps it in Redis at <key-prefix>:{<filter>}:hash-secret, without expiry.
+         * A configured one is published in Redis under its fingerprint, so that instances of another
+         * configuration can add to the filter during a rolling change. Never logged.
+         */
+        private String hashSecret = "";
+
         /** How the filter is filled from the database. */
         private Warmup warmup = new Warmup();
 
@@ -548,6 +565,22 @@ public class BloomGuardProperties {
 
         public void setKeyType(KeyType keyType) {
             this.keyType = keyType;
+        }
+
+        public KeyHash.Algorithm getHash() {
+            return hash;
+        }
+
+        public void setHash(KeyHash.Algorithm hash) {
+            this.hash = hash;
+        }
+
+        public String getHashSecret() {
+            return hashSecret;
+        }
+
+        public void setHashSecret(String hashSecret) {
+            this.hashSecret = hashSecret;
         }
 
         public void setExpectedInsertions(long expectedInsertions) {

@@ -12,6 +12,7 @@ import dev.bloomguard.spring.warmup.CatchUpQuery;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterKeys;
+import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.mirror.MirrorSettings;
 import dev.bloomguard.core.misses.RememberedMisses;
 
@@ -65,6 +66,7 @@ final class FilterSettingsValidator {
         }
         for (Map.Entry<String, BloomGuardProperties.Filter> entry : properties.getFilters().entrySet()) {
             geometry(properties, entry.getKey(), entry.getValue());
+            hash(entry.getKey(), entry.getValue());
             BloomGuardProperties.Warmup warmup = entry.getValue().getWarmup();
             Duration interval = entry.getValue().getRebuild().getInterval();
             if (interval == null || interval.isNegative()) {
@@ -155,6 +157,32 @@ final class FilterSettingsValidator {
                     + "), more than bloom-guard.max-filter-size (" + limit + " bytes)");
         }
         return geometry;
+    }
+
+    /**
+     * Checks the filter's hash and secret: a secret only for siphash, and only of the one form.
+     * The message gives a bad secret's length, never its text.
+     */
+    static void hash(String name, BloomGuardProperties.Filter filter) {
+        String property = "bloom-guard.filters." + name + ".hash";
+        if (filter.getHash() == null) {
+            throw new BloomGuardConfigurationException(property + " must be murmur3 or siphash");
+        }
+        String secret = filter.getHashSecret();
+        if (secret == null || secret.isEmpty()) {
+            return;
+        }
+        if (filter.getHash() != KeyHash.Algorithm.SIPHASH) {
+            throw new BloomGuardConfigurationException(property + "-secret is set but " + property + " is "
+                    + filter.getHash().id() + ": only siphash takes a secret; set " + property + "=siphash or remove"
+                    + " the secret");
+        }
+        try {
+            KeyHash.sipHash(secret);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new BloomGuardConfigurationException(property + "-secret: " + ex.getMessage());
+        }
     }
 
     static MirrorSettings mirrorSettings(BloomGuardProperties.LocalMirror mirror) {

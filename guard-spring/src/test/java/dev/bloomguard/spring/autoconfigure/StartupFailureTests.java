@@ -15,6 +15,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.hash.KeyHash;
+import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuard;
 import dev.bloomguard.spring.BloomKeySource;
 import dev.bloomguard.spring.BloomPut;
@@ -36,6 +38,38 @@ class StartupFailureTests {
     @Test
     void startsWhenEverythingIsValid() {
         runner.withUserConfiguration(ValidUse.class).run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void failsOnAHashSecretThatIsNotThirtyTwoHexDigitsWithoutQuotingIt() {
+        runner.withPropertyValues("bloom-guard.filters.user.hash=siphash",
+                "bloom-guard.filters.user.hash-secret=correct-horse-battery-staple")
+                .run(failsWith("bloom-guard.filters.user.hash-secret", "32 hexadecimal digits", "28 characters"));
+        runner.withPropertyValues("bloom-guard.filters.user.hash=siphash",
+                "bloom-guard.filters.user.hash-secret=correct-horse-battery-staple").run(context -> {
+                    for (Throwable cause = context.getStartupFailure(); cause != null; cause = cause.getCause()) {
+                        assertThat(String.valueOf(cause.getMessage())).doesNotContain("horse");
+                    }
+                });
+    }
+
+    @Test
+    void failsOnAHashSecretForAFilterThatDoesNotUseSiphash() {
+        runner.withPropertyValues("bloom-guard.filters.user.hash-secret=000102030405060708090a0b0c0d0e0f")
+                .run(failsWith("bloom-guard.filters.user.hash-secret is set but bloom-guard.filters.user.hash is murmur3"));
+    }
+
+    @Test
+    void startsASiphashFilterUnderItsConfiguredSecretsKeys() {
+        runner.withUserConfiguration(ValidUse.class).withPropertyValues("bloom-guard.filters.user.hash=siphash",
+                "bloom-guard.filters.user.hash-secret=000102030405060708090A0B0C0D0E0F").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    RedisBloomFilter user = context.getBean(BloomFilterRegistry.class).filter("user");
+                    assertThat(user.hash()).isEqualTo(KeyHash.sipHash("000102030405060708090a0b0c0d0e0f"));
+                    assertThat(user.keys().live()).isEqualTo("startup:{user:m9600k7:sip-62c27cf4:0}");
+                    assertThat(context.getBean(BloomFilterRegistry.class).filter("quiet").hash())
+                            .isEqualTo(KeyHash.murmur3());
+                });
     }
 
     @Test
