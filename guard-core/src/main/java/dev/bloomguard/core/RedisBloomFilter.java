@@ -34,6 +34,7 @@ import org.slf4j.LoggerFactory;
 import dev.bloomguard.core.hash.BitPositions;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
+import dev.bloomguard.core.misses.MissKeys;
 import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.mirror.MirrorSettings;
@@ -313,7 +314,12 @@ public final class RedisBloomFilter {
         }
     }
 
-    /** Forgets remembered misses of keys just added, before the add returns; a failure fails the add. */
+    /**
+     * Forgets remembered misses of keys just added, before the add returns; a failure fails the
+     * add. Every filter does so, whether or not it remembers misses itself: instances of one
+     * filter need not agree on {@code negative-cache} (a rolling change of it, a writer built
+     * with guard-core alone), and a key one of them remembered must not outlive another's add.
+     */
     private void forgetMisses(Collection<?> added) {
         try {
             forgetMissesAsync(added).join();
@@ -324,17 +330,32 @@ public final class RedisBloomFilter {
         }
     }
 
-    private CompletableFuture<Void> forgetMissesAsync(Collection<?> added) {
-        if (misses == null) {
-            return CompletableFuture.completedFuture(null);
-        }
+    /**
+     * Forgets any remembered miss of {@code added}, keys added a moment ago (see {@link #addAll}):
+     * the starter calls it once more after the commit of a transaction that added them, since
+     * a lookup may not see their rows until then. Completes once Redis has done it.
+     */
+    public CompletableFuture<Void> forgetMissesAsync(Collection<?> added) {
         List<Object> canonicalKeys = new ArrayList<>(added.size());
         for (Object key : added) {
             if (key != null) {
                 canonicalKeys.add(canonical(key));
             }
         }
-        return misses.forgetAsync(canonicalKeys);
+        if (misses != null) {
+            return misses.forgetAsync(canonicalKeys);
+        }
+        List<String> missKeys = new ArrayList<>(canonicalKeys.size());
+        for (Object key : canonicalKeys) {
+            missKeys.add(MissKeys.miss(keys, MissKeys.digest(key)));
+        }
+        try {
+            // No marks: the race they close is between two instances that both remember.
+            return store.forgetMissesAsync(missKeys, List.of(), Duration.ZERO);
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
     }
 
     /** The local mirror's counters, when the filter has one. */

@@ -3,12 +3,9 @@ package dev.bloomguard.core.misses;
 import static dev.bloomguard.core.internal.Arguments.checkArgument;
 
 import java.nio.ByteBuffer;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -52,9 +49,10 @@ import dev.bloomguard.core.redis.BitmapStore;
  * <p><b>The race with a concurrent add.</b> The method may read the database just before another
  * instance commits and adds the key, and remember the miss just after that add deleted nothing.
  * An add therefore also marks the key {@code <live key>:added:<digest>} for {@link #ADDED_WINDOW},
- * before it deletes the entry, and a remember is refused while that mark exists; a method that ran
- * longer than {@link #MAX_REMEMBER_DELAY} since its check is not remembered at all, so the mark
- * always outlives the window in which such a race could happen.
+ * before it deletes the entry, and a remember is refused while that mark exists; a remember not
+ * sent within {@link #MAX_REMEMBER_DELAY} of its check is not sent at all, so the mark outlives
+ * the window in which such a race could happen by 25 s of latency. An add inside a transaction
+ * comes before its commit: the starter forgets its keys once more after the commit.
  *
  * <p>Digests are SHA-256 of the key's canonical bytes, not Murmur3: a computed collision must not
  * let one key's miss reject another key.
@@ -77,10 +75,13 @@ public final class RememberedMisses {
     }
 
     /** How long an add's mark refuses remembers of its key. */
-    public static final Duration ADDED_WINDOW = Duration.ofSeconds(10);
+    public static final Duration ADDED_WINDOW = Duration.ofSeconds(30);
 
-    /** A method that took longer than this since its check is not remembered (half the window: the rest is latency). */
-    public static final Duration MAX_REMEMBER_DELAY = ADDED_WINDOW.dividedBy(2);
+    /**
+     * A remember not sent within this of its check (a slow method, a wait for a pooled
+     * connection) is not sent: the rest of {@link #ADDED_WINDOW}, 25 s, covers the way to Redis.
+     */
+    public static final Duration MAX_REMEMBER_DELAY = Duration.ofSeconds(5);
 
     /** Pub/sub event: an instance remembered the key of the 8-byte index hash that follows. */
     public static final byte EVENT_REMEMBER = 'R';
@@ -89,7 +90,6 @@ public final class RememberedMisses {
     public static final byte EVENT_FORGET = 'F';
 
     private static final Logger log = LoggerFactory.getLogger(RememberedMisses.class);
-    private static final HexFormat HEX = HexFormat.of();
 
     private final String name;
     private final FilterKeys keys;
@@ -165,11 +165,11 @@ public final class RememberedMisses {
         }
         byte[] bytes = KeyEncoding.canonicalBytes(canonicalKey);
         long hash = indexHash(bytes, scope);
-        String digest = digest(bytes);
+        String digest = MissKeys.digest(bytes);
         CompletableFuture<Boolean> remembered;
         try {
             remembered = store.rememberMissAsync(missKey(digest), scope, addedKey(digest), keys.meta(),
-                    settings.ttl());
+                    settings.ttl(), checkStartedNanos + MAX_REMEMBER_DELAY.toNanos());
         }
         catch (RuntimeException ex) {
             remembered = CompletableFuture.failedFuture(ex);
@@ -205,7 +205,7 @@ public final class RememberedMisses {
                 hashes.add(hash);
                 index.invalidate(hash);
             }
-            String digest = digest(bytes);
+            String digest = MissKeys.digest(bytes);
             missKeys.add(missKey(digest));
             addedKeys.add(addedKey(digest));
         }
@@ -259,15 +259,15 @@ public final class RememberedMisses {
     }
 
     private String missKey(byte[] canonicalBytes) {
-        return missKey(digest(canonicalBytes));
+        return missKey(MissKeys.digest(canonicalBytes));
     }
 
     private String missKey(String digest) {
-        return keys.live() + ":miss:" + digest;
+        return MissKeys.miss(keys, digest);
     }
 
     private String addedKey(String digest) {
-        return keys.live() + ":added:" + digest;
+        return MissKeys.added(keys, digest);
     }
 
     /**
@@ -287,14 +287,4 @@ public final class RememberedMisses {
         return event.array();
     }
 
-    /** The first 128 bits of the SHA-256 of the canonical bytes, in hex. */
-    private static String digest(byte[] canonicalBytes) {
-        try {
-            byte[] sha = MessageDigest.getInstance("SHA-256").digest(canonicalBytes);
-            return HEX.formatHex(sha, 0, 16);
-        }
-        catch (NoSuchAlgorithmException ex) {
-            throw new IllegalStateException("every Java platform has SHA-256", ex);
-        }
-    }
 }

@@ -249,10 +249,11 @@ public interface BitmapStore {
      * field {@code scope} of hash {@code missKey} to the {@code loadedAt} field of {@code metaKey}
      * and the time, {@code ttl} from now, when it ends; unless {@code addedKey} exists (the key was
      * added a moment ago, after the method may have read the database) or the filter has no live
-     * load. True when remembered.
+     * load. Nothing is sent once {@link System#nanoTime()} has passed {@code sendByNanos} (a wait
+     * for a connection): false. True when remembered.
      */
     default CompletableFuture<Boolean> rememberMissAsync(String missKey, String scope, String addedKey,
-            String metaKey, Duration ttl) {
+            String metaKey, Duration ttl, long sendByNanos) {
         return CompletableFuture.failedFuture(new UnsupportedOperationException(
                 getClass().getName() + " does not remember misses"));
     }
@@ -270,13 +271,14 @@ public interface BitmapStore {
 
     /**
      * Forgets remembered misses of keys just added: for each i, first sets {@code addedKeys[i]}
-     * for {@code window}, then deletes {@code missKeys[i]}, in that order, so that a remember
-     * racing with the add either lands before the delete or sees the added key and gives up.
+     * (when given: {@code addedKeys} may be empty) for {@code window}, then deletes
+     * {@code missKeys[i]}, in that order, so that a remember racing with the add either lands
+     * before the delete or sees the added key and gives up. The default does nothing: a store
+     * that cannot remember misses has none to forget.
      */
     default CompletableFuture<Void> forgetMissesAsync(List<String> missKeys, List<String> addedKeys,
             Duration window) {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException(
-                getClass().getName() + " does not remember misses"));
+        return CompletableFuture.completedFuture(null);
     }
 
     /** The store's circuit breaker, for operators. */

@@ -586,10 +586,15 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     @Override
     public CompletableFuture<Boolean> rememberMissAsync(String missKey, String scope, String addedKey,
-            String metaKey, Duration ttl) {
-        return this.<Long>callAsync("EVAL remember miss", operationTimeout, commands -> List.of(commands.<Long>eval(
-                REMEMBER_MISS, ScriptOutputType.INTEGER, new byte[][] { bytes(missKey), bytes(addedKey), bytes(metaKey) },
-                bytes(scope), bytes(Long.toString(ttl.toMillis()))))).thenApply(reply -> reply != null && reply == 1);
+            String metaKey, Duration ttl, long sendByNanos) {
+        return this.<Long>callAsync("EVAL remember miss", operationTimeout, commands -> List.of(
+                System.nanoTime() - sendByNanos > 0
+                        // Too late to be sure an add's mark would still refuse it: sends what answers "not remembered".
+                        ? commands.<Long>eval("return 0", ScriptOutputType.INTEGER)
+                        : commands.<Long>eval(REMEMBER_MISS, ScriptOutputType.INTEGER,
+                                new byte[][] { bytes(missKey), bytes(addedKey), bytes(metaKey) }, bytes(scope),
+                                bytes(Long.toString(ttl.toMillis())))))
+                .thenApply(reply -> reply != null && reply == 1);
     }
 
     @Override
@@ -603,18 +608,18 @@ public final class LettuceBitmapStore implements BitmapStore {
     @Override
     public CompletableFuture<Void> forgetMissesAsync(List<String> missKeys, List<String> addedKeys,
             Duration window) {
-        checkArgument(missKeys.size() == addedKeys.size(), "one added key per miss key");
+        checkArgument(addedKeys.isEmpty() || missKeys.size() == addedKeys.size(), "one added key per miss key");
         if (missKeys.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
         byte[] one = bytes("1");
         return callAsync("SET+DEL forget misses", operationTimeout, commands -> {
-            List<RedisFuture<?>> replies = new ArrayList<>(missKeys.size() * 2);
-            for (int i = 0; i < missKeys.size(); i++) {
-                // Same connection, so Redis runs them in this order: see the interface.
-                replies.add(commands.set(bytes(addedKeys.get(i)), one, SetArgs.Builder.px(window)));
-                replies.add(commands.del(bytes(missKeys.get(i))));
+            List<RedisFuture<?>> replies = new ArrayList<>(missKeys.size() + addedKeys.size());
+            for (String added : addedKeys) {
+                // Same connection and slot, so Redis runs them before the DEL: see the interface.
+                replies.add(commands.set(bytes(added), one, SetArgs.Builder.px(window)));
             }
+            replies.add(commands.del(missKeys.stream().map(LettuceBitmapStore::bytes).toArray(byte[][]::new)));
             return replies;
         }).thenApply(last -> null);
     }

@@ -116,6 +116,35 @@ class RememberedMissesTest {
     }
 
     @Test
+    void anInstanceThatDoesNotRememberMissesStillForgetsThemOnItsAdds() {
+        // A rolling change that turns negative-cache on, or a writer built with guard-core alone.
+        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, store).checkTimeout(TIMEOUT).build();
+        assertThat(one.rememberMissAsync(4_400L, LOOKUP, System.nanoTime()).join()).isTrue();
+        assertThat(one.rememberMissAsync(4_401L, LOOKUP, System.nanoTime()).join()).isTrue();
+
+        without.add(4_400L);
+        without.addAllAsync(List.of(4_401L)).join();
+
+        assertThat(one.isRememberedMissAsync(4_400L, LOOKUP).join()).isFalse();
+        assertThat(one.isRememberedMissAsync(4_401L, LOOKUP).join()).isFalse();
+    }
+
+    @Test
+    void aRememberThatCouldNotBeSentInTimeIsNotSent() {
+        long checkStarted = System.nanoTime();
+        RememberedMisses misses = one.rememberedMisses().orElseThrow();
+
+        String missKey = misses.missKey(4_500L);
+        assertThat(store.rememberMissAsync(missKey, LOOKUP, missKey + ":unused-mark", one.keys().meta(),
+                Duration.ofMinutes(1), checkStarted - 1).join()).isFalse();
+        assertThat(store.hashGetAll(missKey)).as("nothing written").isEmpty();
+
+        assertThat(store.rememberMissAsync(missKey, LOOKUP, missKey + ":unused-mark", one.keys().meta(),
+                Duration.ofMinutes(1), System.nanoTime() + 1_000_000_000L).join()).as("in time").isTrue();
+        assertThat(store.hashGetAll(missKey)).containsKey(LOOKUP);
+    }
+
+    @Test
     void aMissFoundJustAfterAnotherInstanceAddedTheKeyIsNotRemembered() {
         // Instance two's method read the database before instance one committed and added the key;
         // its remember arrives after that add: it must not resurrect the miss.

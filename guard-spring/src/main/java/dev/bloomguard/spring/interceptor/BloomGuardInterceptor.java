@@ -14,6 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.expression.spel.SpelEvaluationException;
+import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.bloomguard.core.Membership;
@@ -296,8 +297,8 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
      * the result says nothing was found (null, an empty {@code Optional}, collection or map).
      */
     CompletableFuture<Void> rememberIfEmpty(BloomOperations.Guard guard, Admission admission, Object result) {
-        return admission.missKey() != null && guard.misses().emptyResults() && foundNothing(result)
-                ? remember(guard, admission) : DONE;
+        return admission.missKey() != null && guard.misses().emptyResults()
+                && foundNothing(result, guard.emptyResult() != null) ? remember(guard, admission) : DONE;
     }
 
     /** After a call admitted by {@code admission} threw {@code error}: remembers its key when the error means "not found". */
@@ -309,6 +310,11 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     /** After a reactive call admitted by {@code admission} completed without a value. */
     CompletableFuture<Void> rememberEmpty(BloomOperations.Guard guard, Admission admission) {
         return admission.missKey() != null && guard.misses().emptyResults() ? remember(guard, admission) : DONE;
+    }
+
+    /** After a {@code Flux} call admitted by {@code admission} completed without a value: as an empty collection. */
+    CompletableFuture<Void> rememberEmptyMany(BloomOperations.Guard guard, Admission admission) {
+        return guard.emptyResult() != null ? rememberEmpty(guard, admission) : DONE;
     }
 
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
@@ -332,11 +338,16 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         }
     }
 
-    /** Null, or an empty {@code Optional}, collection or map: what a lookup returns for a key it did not find. */
-    static boolean foundNothing(Object result) {
+    /**
+     * Null or an empty {@code Optional}: what a lookup returns for a key it did not find. An
+     * empty collection or map only when {@code rejectionIsEmpty} ({@code on-absent: return-empty}):
+     * a user's empty list of orders does not say the user does not exist, and under
+     * {@code on-absent: throw} remembering it would turn the next call's empty list into a 404.
+     */
+    static boolean foundNothing(Object result, boolean rejectionIsEmpty) {
         return result == null || result instanceof Optional<?> optional && optional.isEmpty()
-                || result instanceof java.util.Collection<?> collection && collection.isEmpty()
-                || result instanceof java.util.Map<?, ?> map && map.isEmpty();
+                || rejectionIsEmpty && (result instanceof java.util.Collection<?> collection && collection.isEmpty()
+                        || result instanceof java.util.Map<?, ?> map && map.isEmpty());
     }
 
     /**
@@ -521,6 +532,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             else {
                 filter.add(key);
             }
+            forgetAgainAfterCommit(filter, key instanceof List<?> batch ? batch : List.of(key));
             metrics().recordAdd(put.filter(), keys, false);
             observation.stop(ADDED, null);
         }
@@ -543,6 +555,32 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         catch (RuntimeException ex) {
             throw failed(observation, ex);
         }
+    }
+
+    /**
+     * Inside a transaction the add comes before the commit, so a lookup elsewhere may still not
+     * find the row for as long as the transaction runs, and remember a miss after the add's mark
+     * expired: once the transaction commits, its keys' misses are forgotten again (a fresh mark, a
+     * delete) before the committing call returns; a failure is logged, and the miss ends with its ttl.
+     */
+    private static void forgetAgainAfterCommit(RedisBloomFilter filter, List<?> keys) {
+        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+            return;
+        }
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void afterCommit() {
+                try {
+                    // Before the committing call returns, as the add itself was.
+                    filter.forgetMissesAsync(keys).join();
+                }
+                catch (RuntimeException ex) {
+                    log.warn("Filter '{}': could not forget remembered misses of keys committed just now ({});"
+                            + " a remembered one stays rejected until its negative-cache ttl ends", filter.name(),
+                            ex.getMessage());
+                }
+            }
+        });
     }
 
     /** Closes {@code observation} as failed by {@code error} and returns the error to throw. */

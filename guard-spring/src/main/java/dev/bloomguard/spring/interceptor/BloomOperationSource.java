@@ -186,10 +186,24 @@ public final class BloomOperationSource {
         }
         List<Class<? extends Throwable>> missExceptions = catalog.missExceptions(guard.filter());
         BloomOperations.Misses misses = missExceptions == null ? null
-                : new BloomOperations.Misses(method.getDeclaringClass().getName() + "#" + method.getName(),
-                        !returnsNothing(method, returns), missExceptions);
+                : new BloomOperations.Misses(scope(method), !returnsNothing(method, returns), missExceptions);
         return new BloomOperations.Guard(guard.filter(), key,
                 returnsEmpty ? EmptyResults.forMethod(method, at) : null, where, singleFlight, misses);
+    }
+
+    /**
+     * The method's name among the filter's lookups, the same on every instance: declaring class,
+     * name and parameter types, so that overloads (find(id) and find(id, includeInactive)) do not
+     * share their misses.
+     */
+    private static String scope(Method method) {
+        StringBuilder scope = new StringBuilder(method.getDeclaringClass().getName()).append('#')
+                .append(method.getName()).append('(');
+        Class<?>[] parameters = method.getParameterTypes();
+        for (int i = 0; i < parameters.length; i++) {
+            scope.append(i == 0 ? "" : ",").append(parameters[i].getName());
+        }
+        return scope.append(')').toString();
     }
 
     /**

@@ -43,9 +43,9 @@ record BloomOperations(Guard guard, Put put, ReturnKind returns) {
     /**
      * What a guarded method's miss is, for a filter with {@code negative-cache}.
      *
-     * @param scope names the method among the filter's (declaring class and method name, the same
-     *     on every instance): a miss is remembered for the method that found nothing, so that an
-     *     empty answer of one method (a user's orders) never rejects another's (the user)
+     * @param scope names the method among the filter's (declaring class, method name and parameter
+     *     types, the same on every instance): a miss is remembered for the method that found
+     *     nothing, so that an empty answer of one method never rejects another's
      * @param emptyResults whether an empty result means "not found": not for a method that returns
      *     nothing ({@code void}, {@code Mono<Void>}, {@code CompletableFuture<Void>})
      * @param exceptions the exception types that, thrown by the method, mean "not found"

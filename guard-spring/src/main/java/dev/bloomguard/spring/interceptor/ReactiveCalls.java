@@ -74,7 +74,7 @@ final class ReactiveCalls {
         if (admission.missKey() == null) {
             return call;
         }
-        return call.switchIfEmpty(Flux.defer(() -> Mono.fromFuture(interceptor.rememberEmpty(guard, admission))
+        return call.switchIfEmpty(Flux.defer(() -> Mono.fromFuture(interceptor.rememberEmptyMany(guard, admission))
                         .thenMany(Flux.empty())))
                 .onErrorResume(error -> Mono.fromFuture(interceptor.rememberIfNotFound(guard, admission, error))
                         .then(Mono.error(error)));

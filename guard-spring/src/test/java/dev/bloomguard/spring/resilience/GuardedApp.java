@@ -44,6 +44,10 @@ public class GuardedApp {
         @BloomGuard(filter = "user", key = "#id")
         long find(long id);
 
+        /** Reads the row: empty when it does not exist (a miss, for a filter with negative-cache). */
+        @BloomGuard(filter = "user", key = "#id")
+        java.util.Optional<Long> lookup(long id);
+
         @BloomPut(filter = "user", key = "#result")
         long create();
 
@@ -80,6 +84,12 @@ public class GuardedApp {
         public long find(long id) {
             calls.incrementAndGet();
             return id;
+        }
+
+        @Override
+        public java.util.Optional<Long> lookup(long id) {
+            calls.incrementAndGet();
+            return jdbc.queryForList("SELECT id FROM " + table + " WHERE id = ?", Long.class, id).stream().findFirst();
         }
 
         @Override

@@ -2,6 +2,7 @@ package dev.bloomguard.spring.resilience;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -48,6 +49,7 @@ class RedisAclTests {
         String[] asTheUser = { "spring.data.redis.username=" + USER, "spring.data.redis.password=" + PASSWORD,
                 "bloom-guard.filters.user.local-mirror.enabled=true",
                 "bloom-guard.filters.user.local-mirror.max-memory=4MB",
+                "bloom-guard.filters.user.negative-cache.enabled=true",
                 "bloom-guard.rewind-check-interval=200ms", "bloom-guard.status-refresh-interval=200ms" };
         try (RedisServer redis = RedisServer.start();
                 RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
@@ -73,6 +75,15 @@ class RedisAclTests {
                 filter.maintainJournal();
                 assertThat(filter.verifyNotBehind()).as("rewind check: Redis is not behind").isFalse();
                 assertThat(onB.find(created)).as("a journaled add survives the rebuild").isEqualTo(created);
+                // A remembered miss: a row deleted since the load passes the filter and is not found.
+                long falsePositive = 4;
+                RealServers.execute("DELETE FROM " + TABLE + " WHERE id = " + falsePositive);
+                assertThat(onB.lookup(falsePositive)).isEmpty();
+                assertThatThrownBy(() -> onB.lookup(falsePositive))
+                        .isInstanceOf(dev.bloomguard.spring.BloomGuardRejectedException.class);
+                assertThat(filter.isRememberedMissAsync(falsePositive, "never-asked#lookup()").join()).isFalse();
+                filter.add(falsePositive);
+                assertThat(onB.lookup(falsePositive)).as("forgotten by the add, runs again").isEmpty();
                 assertThat(admin.sync().pubsubNumsub(filter.keys().events()).get(filter.keys().events()))
                         .as("both mirrors subscribed to the filter's events").isEqualTo(2L);
                 Thread.sleep(600);

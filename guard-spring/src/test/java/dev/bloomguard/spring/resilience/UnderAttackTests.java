@@ -30,6 +30,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.dao.EmptyResultDataAccessException;
 import org.springframework.http.ResponseEntity;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -38,6 +39,8 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.misses.MissKeys;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuard;
 import dev.bloomguard.spring.BloomGuardRejectedException;
@@ -157,16 +160,20 @@ class UnderAttackTests {
         assertThat(users.find(keys.get(4))).isEmpty();
         assertThatThrownBy(() -> users.find(keys.get(4))).isInstanceOf(BloomGuardRejectedException.class);
 
-        assertThat(users.queries("user", keys.get(0))).isEqualTo(1);
+        assertThat(users.queries("user", keys.get(0))).as("findOrFail, remembered").isEqualTo(1);
         assertThat(users.queries("user", keys.get(1))).isEqualTo(2);
         assertThat(users.queries("async", asyncKeys.get(0))).isEqualTo(1);
         assertThat(users.queries("async", asyncKeys.get(1))).isEqualTo(1);
         assertThat(users.queries("user", keys.get(4))).isEqualTo(2);
-        // An empty list of orders is remembered for that lookup only: the user is still served.
+        // A user without orders exists: under on-absent: throw an empty list is no miss (a rejection
+        // would turn the next empty list into a 404).
         assertThat(users.findOrders(77L)).isEmpty();
-        assertThatThrownBy(() -> users.findOrders(77L)).isInstanceOf(BloomGuardRejectedException.class);
-        assertThat(users.queries("orders", 77L)).isEqualTo(1);
+        assertThat(users.findOrders(77L)).isEmpty();
+        assertThat(users.queries("orders", 77L)).isEqualTo(2);
         assertThat(users.find(77L)).contains("user 77");
+        // A miss is remembered for the lookup that found nothing: another lookup of the key still runs.
+        assertThat(users.find(keys.get(0))).as("find after findOrFail's miss").isEmpty();
+        assertThat(users.queries("user", keys.get(0))).isEqualTo(2);
         // A method that returns nothing never has a miss.
         users.touch(keys.get(5));
         users.touch(keys.get(5));
@@ -186,6 +193,38 @@ class UnderAttackTests {
                         == Membership.ABSENT).findFirst().orElseThrow();
         assertThatThrownBy(() -> users.find(absent)).isInstanceOf(BloomGuardRejectedException.class);
         assertThat(users.queries("user", absent)).isZero();
+    }
+
+    @Test
+    void aKeyAddedInsideALongTransactionIsForgottenAgainWhenItCommits() throws Exception {
+        long id = 7_000_001L;
+        Users creating = instances.get(1).getBean(Users.class);
+        Users looking = instances.get(0).getBean(Users.class);
+        RedisBloomFilter filter = instances.get(0).getBean(BloomFilterRegistry.class).filter("user");
+        ExecutorService elsewhere = Executors.newSingleThreadExecutor();
+        try {
+            instances.get(1).getBean(TransactionTemplate.class).executeWithoutResult(status -> {
+                creating.create(id); // @BloomPut: the add (and its forget) come before the commit
+                // The transaction goes on for longer than the add's mark lives:
+                instances.get(0).getBean(StringRedisTemplate.class)
+                        .delete(MissKeys.added(filter.keys(), MissKeys.digest(id)));
+                try {
+                    // Elsewhere the row is not visible yet: the miss is remembered, and rejects.
+                    assertThat(elsewhere.submit(() -> looking.find(id)).get(10, TimeUnit.SECONDS)).isEmpty();
+                    assertThatThrownBy(() -> elsewhere.submit(() -> looking.find(id)).get(10, TimeUnit.SECONDS))
+                            .hasCauseInstanceOf(BloomGuardRejectedException.class);
+                }
+                catch (Exception ex) {
+                    throw new AssertionError(ex);
+                }
+            });
+
+            assertThat(looking.find(id)).as("committed a moment ago").contains("user " + id);
+            assertThat(http(0).get("/users/" + id).getStatusCode().value()).isEqualTo(200);
+        }
+        finally {
+            elsewhere.shutdownNow();
+        }
     }
 
     private record AttackResult(AtomicInteger realKeysServed, AtomicInteger realKeysFailed,

@@ -1,0 +1,49 @@
+package dev.bloomguard.core.misses;
+
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+import dev.bloomguard.core.FilterKeys;
+import dev.bloomguard.core.hash.KeyEncoding;
+
+/**
+ * The Redis names of a filter's remembered misses, apart from {@link RememberedMisses} (and from
+ * Caffeine, which it needs): every add forgets, whether or not its own instance remembers.
+ * Both live in shard 0's hash slot, beside {@code :meta}.
+ */
+public final class MissKeys {
+
+    private static final HexFormat HEX = HexFormat.of();
+
+    private MissKeys() {
+    }
+
+    /** The hash that remembers misses of the key of {@code canonicalBytes}, one field per lookup. */
+    public static String miss(FilterKeys keys, String digest) {
+        return keys.live() + ":miss:" + digest;
+    }
+
+    /** The mark of a key just added, which refuses remembers of it for a while. */
+    public static String added(FilterKeys keys, String digest) {
+        return keys.live() + ":added:" + digest;
+    }
+
+    /**
+     * The first 128 bits of the SHA-256 of the canonical bytes, in hex: not Murmur3, as a computed
+     * collision must not let one key's miss reject another key. No key text in Redis key names.
+     */
+    public static String digest(Object canonicalKey) {
+        return digest(KeyEncoding.canonicalBytes(canonicalKey));
+    }
+
+    static String digest(byte[] canonicalBytes) {
+        try {
+            byte[] sha = MessageDigest.getInstance("SHA-256").digest(canonicalBytes);
+            return HEX.formatHex(sha, 0, 16);
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("every Java platform has SHA-256", ex);
+        }
+    }
+}
