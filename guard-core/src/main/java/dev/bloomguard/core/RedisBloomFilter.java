@@ -322,7 +322,7 @@ public final class RedisBloomFilter {
      */
     private void forgetMisses(Collection<?> added) {
         try {
-            forgetMissesAsync(added).join();
+            forgetOwnMissesAsync(added).join();
         }
         catch (java.util.concurrent.CompletionException ex) {
             throw ex.getCause() instanceof BitmapStoreException store ? store
@@ -331,11 +331,24 @@ public final class RedisBloomFilter {
     }
 
     /**
-     * Forgets any remembered miss of {@code added}, keys added a moment ago (see {@link #addAll}):
-     * the starter calls it once more after the commit of a transaction that added them, since
-     * a lookup may not see their rows until then. Completes once Redis has done it.
+     * Forgets any remembered miss of {@code added}, keys added a moment ago (see {@link #addAll}),
+     * in this filter's generation and in every other generation it writes to during a rolling
+     * change (whose instances remember misses under their own keys): the starter calls it once
+     * more after the commit of a transaction that added them, since a lookup may not see their
+     * rows until then. Completes once Redis has done it.
      */
     public CompletableFuture<Void> forgetMissesAsync(Collection<?> added) {
+        CompletableFuture<Void> forgotten = forgetOwnMissesAsync(added);
+        if (generations != null) {
+            for (RedisBloomFilter other : generations.others()) {
+                forgotten = forgotten.thenCombine(other.forgetOwnMissesAsync(added), (mine, theirs) -> null);
+            }
+        }
+        return forgotten;
+    }
+
+    /** Forgets the remembered misses of {@code added} under this generation's keys: a mark, then a delete. */
+    private CompletableFuture<Void> forgetOwnMissesAsync(Collection<?> added) {
         List<Object> canonicalKeys = new ArrayList<>(added.size());
         for (Object key : added) {
             if (key != null) {
@@ -346,12 +359,15 @@ public final class RedisBloomFilter {
             return misses.forgetAsync(canonicalKeys);
         }
         List<String> missKeys = new ArrayList<>(canonicalKeys.size());
+        List<String> addedKeys = new ArrayList<>(canonicalKeys.size());
         for (Object key : canonicalKeys) {
-            missKeys.add(MissKeys.miss(keys, MissKeys.digest(key)));
+            String digest = MissKeys.digest(key);
+            missKeys.add(MissKeys.miss(keys, digest));
+            addedKeys.add(MissKeys.added(keys, digest));
         }
         try {
-            // No marks: the race they close is between two instances that both remember.
-            return store.forgetMissesAsync(missKeys, List.of(), Duration.ZERO);
+            // Marks too: another instance may remember while this one, without misses of its own, adds.
+            return store.forgetMissesAsync(missKeys, addedKeys, MissKeys.ADDED_WINDOW);
         }
         catch (RuntimeException ex) {
             return CompletableFuture.failedFuture(ex);
@@ -834,10 +850,12 @@ public final class RedisBloomFilter {
             return;
         }
         afterAdds(adds, store.journalAndSetBitsMany(adds.batch));
-        forgetMisses(keys);
         if (generations != null) {
+            // Before the forget, so that a failed forget (which fails the add) has not kept the
+            // keys from the generations other instances read.
             generations.addToOthers(keys);
         }
+        forgetMisses(keys);
         if (mirror != null || publishesAdds) {
             for (int i = 0; i < adds.batch.size(); i++) {
                 long[] all = adds.batch.get(i).offsets();
@@ -878,9 +896,9 @@ public final class RedisBloomFilter {
                             });
                 }
             }
-        }).thenCompose(done -> forgetMissesAsync(keys))
-                .thenCompose(done -> generations == null ? CompletableFuture.<Void>completedFuture(null)
-                : generations.addToOthersAsync(keys));
+        }).thenCompose(done -> generations == null ? CompletableFuture.<Void>completedFuture(null)
+                : generations.addToOthersAsync(keys))
+                .thenCompose(done -> forgetOwnMissesAsync(keys));
     }
 
     /** The journal entries and bits of a batch of adds, grouped by shard. */

@@ -14,6 +14,13 @@ import dev.bloomguard.core.hash.KeyEncoding;
  */
 public final class MissKeys {
 
+    /**
+     * How long an add's mark ({@link #added}) refuses remembers of its key. Every add sets it,
+     * whether or not its instance remembers misses: the race it closes is between any writer and
+     * any instance that remembers.
+     */
+    public static final java.time.Duration ADDED_WINDOW = java.time.Duration.ofSeconds(30);
+
     private static final HexFormat HEX = HexFormat.of();
 
     private MissKeys() {

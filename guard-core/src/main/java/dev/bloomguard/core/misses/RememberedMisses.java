@@ -75,7 +75,7 @@ public final class RememberedMisses {
     }
 
     /** How long an add's mark refuses remembers of its key. */
-    public static final Duration ADDED_WINDOW = Duration.ofSeconds(30);
+    public static final Duration ADDED_WINDOW = MissKeys.ADDED_WINDOW;
 
     /**
      * A remember not sent within this of its check (a slow method, a wait for a pooled

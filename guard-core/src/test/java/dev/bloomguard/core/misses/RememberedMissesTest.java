@@ -130,6 +130,43 @@ class RememberedMissesTest {
     }
 
     @Test
+    void anAddByAnInstanceThatDoesNotRememberMissesStillRefusesARememberRacingWithIt() {
+        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, store).checkTimeout(TIMEOUT).build();
+        long checkStarted = System.nanoTime(); // the lookup read the database before the commit
+
+        without.add(9_100L);
+
+        assertThat(one.rememberMissAsync(9_100L, LOOKUP, checkStarted).join()).isFalse();
+        assertThat(one.isRememberedMissAsync(9_100L, LOOKUP).join()).isFalse();
+    }
+
+    @Test
+    void forgettingAfterACommitReachesTheMissesOfTheOtherGenerationDuringARollingChange() {
+        Duration heartbeat = Duration.ofSeconds(10);
+        RememberedMisses.Settings settings = new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false);
+        String rolled = name + "-rolled";
+        RedisBloomFilter older = RedisBloomFilter.builder(rolled, GEOMETRY, store).checkTimeout(TIMEOUT)
+                .rememberMisses(settings).rollout(heartbeat, heartbeat.multipliedBy(4)).instanceId("older").build();
+        RedisBloomFilter newer = RedisBloomFilter.builder(rolled, FilterGeometry.of(20_000, 0.01), store)
+                .checkTimeout(TIMEOUT).rememberMisses(settings).rollout(heartbeat, heartbeat.multipliedBy(4))
+                .instanceId("newer").build();
+        try {
+            older.generations().orElseThrow().heartbeat();
+            newer.generations().orElseThrow().heartbeat();
+            older.load(LongStream.rangeClosed(1, 5_000).boxed());
+            assertThat(older.rememberMissAsync(4_600L, LOOKUP, System.nanoTime()).join()).isTrue();
+
+            newer.forgetMissesAsync(List.of(4_600L)).join();
+
+            assertThat(older.isRememberedMissAsync(4_600L, LOOKUP).join()).isFalse();
+        }
+        finally {
+            older.close();
+            newer.close();
+        }
+    }
+
+    @Test
     void aRememberThatCouldNotBeSentInTimeIsNotSent() {
         long checkStarted = System.nanoTime();
         RememberedMisses misses = one.rememberedMisses().orElseThrow();

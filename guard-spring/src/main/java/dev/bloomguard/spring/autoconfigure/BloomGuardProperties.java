@@ -679,7 +679,7 @@ public class BloomGuardProperties {
         /**
          * Exceptions that mean "not found" when the guarded method throws them, e.g.
          * org.springframework.dao.EmptyResultDataAccessException (subclasses count too); a
-         * null result, an empty Optional, collection or map, an empty Mono or Flux always do.
+         * null result, an empty Optional or an empty Mono always do (an empty collection, map or Flux never).
          */
         private List<String> exceptions = new ArrayList<>();
 

@@ -294,11 +294,11 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
 
     /**
      * After a call admitted by {@code admission} returned {@code result}: remembers its key when
-     * the result says nothing was found (null, an empty {@code Optional}, collection or map).
+     * the result says nothing was found (null, an empty {@code Optional}).
      */
     CompletableFuture<Void> rememberIfEmpty(BloomOperations.Guard guard, Admission admission, Object result) {
-        return admission.missKey() != null && guard.misses().emptyResults()
-                && foundNothing(result, guard.emptyResult() != null) ? remember(guard, admission) : DONE;
+        return admission.missKey() != null && guard.misses().emptyResults() && foundNothing(result)
+                ? remember(guard, admission) : DONE;
     }
 
     /** After a call admitted by {@code admission} threw {@code error}: remembers its key when the error means "not found". */
@@ -312,10 +312,6 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         return admission.missKey() != null && guard.misses().emptyResults() ? remember(guard, admission) : DONE;
     }
 
-    /** After a {@code Flux} call admitted by {@code admission} completed without a value: as an empty collection. */
-    CompletableFuture<Void> rememberEmptyMany(BloomOperations.Guard guard, Admission admission) {
-        return guard.emptyResult() != null ? rememberEmpty(guard, admission) : DONE;
-    }
 
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
@@ -339,15 +335,13 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     }
 
     /**
-     * Null or an empty {@code Optional}: what a lookup returns for a key it did not find. An
-     * empty collection or map only when {@code rejectionIsEmpty} ({@code on-absent: return-empty}):
-     * a user's empty list of orders does not say the user does not exist, and under
-     * {@code on-absent: throw} remembering it would turn the next call's empty list into a 404.
+     * Null or an empty {@code Optional}: what a lookup returns for a key it did not find. Never an
+     * empty collection or map: a user's empty list of orders does not say the user does not
+     * exist, and remembered it would hide the user's first order for the ttl (the order's add is
+     * not an add of the user's key) or, under {@code on-absent: throw}, turn the list into a 404.
      */
-    static boolean foundNothing(Object result, boolean rejectionIsEmpty) {
-        return result == null || result instanceof Optional<?> optional && optional.isEmpty()
-                || rejectionIsEmpty && (result instanceof java.util.Collection<?> collection && collection.isEmpty()
-                        || result instanceof java.util.Map<?, ?> map && map.isEmpty());
+    static boolean foundNothing(Object result) {
+        return result == null || result instanceof Optional<?> optional && optional.isEmpty();
     }
 
     /**
@@ -399,6 +393,8 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             }
             RedisBloomFilter filter = filter(put.filter());
             List<?> keys = key instanceof List<?> batch ? batch : List.of(key);
+            // A future completed on the caller's thread inside its transaction: forgotten again at commit.
+            forgetAgainAfterCommit(filter, keys);
             GuardObservations.Pending observation = observations().put(put.filter());
             CompletableFuture<Void> added;
             try {

@@ -69,15 +69,14 @@ final class ReactiveCalls {
                         .then(Mono.error(error)));
     }
 
+    /** A {@code Flux} is a collection: its completing empty is no miss, only a not-found exception is. */
     private static Flux<Object> rememberingMisses(BloomGuardInterceptor interceptor, BloomOperations.Guard guard,
             BloomGuardInterceptor.Admission admission, Flux<Object> call) {
         if (admission.missKey() == null) {
             return call;
         }
-        return call.switchIfEmpty(Flux.defer(() -> Mono.fromFuture(interceptor.rememberEmptyMany(guard, admission))
-                        .thenMany(Flux.empty())))
-                .onErrorResume(error -> Mono.fromFuture(interceptor.rememberIfNotFound(guard, admission, error))
-                        .then(Mono.error(error)));
+        return call.onErrorResume(error -> Mono.fromFuture(interceptor.rememberIfNotFound(guard, admission, error))
+                .then(Mono.error(error)));
     }
 
     /** Whether the call may go on, as {@link BloomGuardInterceptor#admitsAsync} decides it at subscription. */

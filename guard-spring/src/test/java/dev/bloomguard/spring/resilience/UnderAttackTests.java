@@ -165,7 +165,7 @@ class UnderAttackTests {
         assertThat(users.queries("async", asyncKeys.get(0))).isEqualTo(1);
         assertThat(users.queries("async", asyncKeys.get(1))).isEqualTo(1);
         assertThat(users.queries("user", keys.get(4))).isEqualTo(2);
-        // A user without orders exists: under on-absent: throw an empty list is no miss (a rejection
+        // A user without orders exists: an empty list is no miss (a rejection
         // would turn the next empty list into a 404).
         assertThat(users.findOrders(77L)).isEmpty();
         assertThat(users.findOrders(77L)).isEmpty();
