@@ -366,8 +366,9 @@ public final class RedisBloomFilter {
             addedKeys.add(MissKeys.added(keys, digest));
         }
         try {
-            // Marks too: another instance may remember while this one, without misses of its own, adds.
-            return store.forgetMissesAsync(missKeys, addedKeys, MissKeys.ADDED_WINDOW);
+            // Marks too while some instance remembers misses of the filter: it may remember while this
+            // one, without misses of its own, adds. None otherwise (they would outlive a deleted generation).
+            return store.forgetMissesIfInUseAsync(keys.meta(), missKeys, addedKeys, MissKeys.ADDED_WINDOW);
         }
         catch (RuntimeException ex) {
             return CompletableFuture.failedFuture(ex);

@@ -281,6 +281,17 @@ public interface BitmapStore {
         return CompletableFuture.completedFuture(null);
     }
 
+    /**
+     * {@link #forgetMissesAsync}, for a writer that does not remember misses itself: the marks
+     * are set only while the {@code missesUntil} field of {@code metaKey} (which every remember
+     * moves to its end plus the window) lies ahead, so that a filter nobody remembers misses of
+     * gets no marks; the misses are deleted either way. Default: nothing, as for forgetting.
+     */
+    default CompletableFuture<Void> forgetMissesIfInUseAsync(String metaKey, List<String> missKeys,
+            List<String> addedKeys, Duration window) {
+        return CompletableFuture.completedFuture(null);
+    }
+
     /** The store's circuit breaker, for operators. */
     CircuitBreaker.State circuitState();
 }

@@ -32,6 +32,8 @@ import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.ProtocolKeyword;
 
+import dev.bloomguard.core.misses.MissKeys;
+
 /**
  * {@link BitmapStore} over Lettuce connections from {@link LettuceConnections}: a plain
  * {@code RedisClient}'s, or those Spring Data Redis manages, adapted by the starter.
@@ -569,6 +571,11 @@ public final class LettuceBitmapStore implements BitmapStore {
             if not live then return 0 end
             local ttl = tonumber(ARGV[2])
             redis.call('HSET', KEYS[1], ARGV[1], live .. ':' .. (now() + ttl))
+            -- Tells writers that do not remember misses themselves to mark their adds until then.
+            local inUse = now() + ttl + tonumber(ARGV[3])
+            if inUse > tonumber(redis.call('HGET', KEYS[3], 'missesUntil') or '0') then
+              redis.call('HSET', KEYS[3], 'missesUntil', string.format('%d', inUse))
+            end
             if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
             return 1
             """;
@@ -593,7 +600,8 @@ public final class LettuceBitmapStore implements BitmapStore {
                         ? commands.<Long>eval("return 0", ScriptOutputType.INTEGER)
                         : commands.<Long>eval(REMEMBER_MISS, ScriptOutputType.INTEGER,
                                 new byte[][] { bytes(missKey), bytes(addedKey), bytes(metaKey) }, bytes(scope),
-                                bytes(Long.toString(ttl.toMillis())))))
+                                bytes(Long.toString(ttl.toMillis())),
+                                bytes(Long.toString(MissKeys.ADDED_WINDOW.toMillis())))))
                 .thenApply(reply -> reply != null && reply == 1);
     }
 
@@ -603,6 +611,37 @@ public final class LettuceBitmapStore implements BitmapStore {
         return this.<Long>callAsync("EVAL miss remembered", timeout, commands -> List.of(commands.<Long>eval(
                 MISS_REMEMBERED, ScriptOutputType.INTEGER, new byte[][] { bytes(missKey), bytes(metaKey) },
                 bytes(scope)))).thenApply(reply -> reply != null && reply == 1);
+    }
+
+    /**
+     * KEYS: meta, then mark and miss of each key. ARGV: window in ms. See
+     * {@link BitmapStore#forgetMissesIfInUseAsync}.
+     */
+    private static final String FORGET_MISSES_IF_IN_USE = NOW_FUNCTION + """
+            local inUse = tonumber(redis.call('HGET', KEYS[1], 'missesUntil') or '0') > now()
+            for i = 2, #KEYS, 2 do
+              if inUse then redis.call('SET', KEYS[i], '1', 'PX', ARGV[1]) end
+              redis.call('DEL', KEYS[i + 1])
+            end
+            return 0
+            """;
+
+    @Override
+    public CompletableFuture<Void> forgetMissesIfInUseAsync(String metaKey, List<String> missKeys,
+            List<String> addedKeys, Duration window) {
+        checkArgument(missKeys.size() == addedKeys.size(), "one added key per miss key");
+        if (missKeys.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        byte[][] keys = new byte[1 + 2 * missKeys.size()][];
+        keys[0] = bytes(metaKey);
+        for (int i = 0; i < missKeys.size(); i++) {
+            keys[1 + 2 * i] = bytes(addedKeys.get(i));
+            keys[2 + 2 * i] = bytes(missKeys.get(i));
+        }
+        return this.<Long>callAsync("EVAL forget misses", operationTimeout, commands -> List.of(commands.<Long>eval(
+                FORGET_MISSES_IF_IN_USE, ScriptOutputType.INTEGER, keys, bytes(Long.toString(window.toMillis())))))
+                .thenApply(done -> null);
     }
 
     @Override
