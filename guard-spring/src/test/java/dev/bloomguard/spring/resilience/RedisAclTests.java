@@ -55,6 +55,9 @@ class RedisAclTests {
                 RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
                 StatefulRedisConnection<String, String> admin = client.connect()) {
             assertThat(acl(admin, documentedAclLine())).isEqualTo("OK");
+            if (knowsClientSetinfoRules(admin)) {
+                assertThat(acl(admin, "SETUSER", USER, documentedHandshakeRule())).isEqualTo("OK");
+            }
             // The documented default prefix, "bg", so the documented key and channel patterns are the ones tested.
             try (ConfigurableApplicationContext a = GuardedApp.start(redis.port(), "bg", TABLE, warmup, asTheUser);
                     ConfigurableApplicationContext b = GuardedApp.start(redis.port(), "bg", TABLE, warmup, asTheUser)) {
@@ -118,6 +121,23 @@ class RedisAclTests {
         String[] words = line.trim().split("\\s+");
         assertThat(words).contains(">" + PASSWORD, "~bg:*", "&bg:*");
         return Arrays.copyOfRange(words, 1, words.length);
+    }
+
+    /**
+     * The guide's rule for Lettuce's {@code CLIENT SETINFO} at connect, which Redis 6.2 and 7.2+
+     * log as denied without it, and Redis 7.0 refuses to name.
+     */
+    private static String documentedHandshakeRule() throws IOException {
+        String guide = Files.readString(ReadmeExamplesTests.projectRoot().resolve("docs/operations.md"));
+        assertThat(guide).as("docs/operations.md on Lettuce's handshake").contains("add `+client|setinfo` to the line");
+        return "+client|setinfo";
+    }
+
+    /** Redis 6.2, or 7.2 and later: not 7.0 or 7.1, which know no {@code CLIENT SETINFO}. */
+    private static boolean knowsClientSetinfoRules(StatefulRedisConnection<String, String> admin) {
+        String version = admin.sync().info("server").lines().filter(line -> line.startsWith("redis_version:"))
+                .findFirst().orElseThrow().substring("redis_version:".length()).trim();
+        return !(version.startsWith("7.0.") || version.startsWith("7.1."));
     }
 
     private static String acl(StatefulRedisConnection<String, String> admin, String... arguments) {
