@@ -54,6 +54,14 @@ import dev.bloomguard.core.redis.BitmapStore;
  * the window in which such a race could happen by 25 s of latency. An add inside a transaction
  * comes before its commit: the starter forgets its keys once more after the commit.
  *
+ * <p>A writer that does not remember misses itself (a rolling change that turns them on, a
+ * service that only writes) marks its adds only while some instance remembered a miss of the
+ * filter lately ({@code missesUntil} in {@code :meta}, which every remember moves on). An add it
+ * makes while none did leaves no mark, only its time ({@code unmarkedAddAt}), and no remember of
+ * any key is taken for {@link #ADDED_WINDOW} after it: the first remember of a quiet filter may be
+ * the one that races it. The cost is that a filter whose misses were not in use remembers nothing
+ * for up to 30 s after such an add.
+ *
  * <p>Digests are SHA-256 of the key's canonical bytes, not Murmur3: a computed collision must not
  * let one key's miss reject another key.
  */

@@ -285,7 +285,10 @@ public interface BitmapStore {
      * {@link #forgetMissesAsync}, for a writer that does not remember misses itself: the marks
      * are set only while the {@code missesUntil} field of {@code metaKey} (which every remember
      * moves to its end plus the window) lies ahead, so that a filter nobody remembers misses of
-     * gets no marks; the misses are deleted either way. Default: nothing, as for forgetting.
+     * gets no marks; the misses are deleted either way. An add without marks records its time in
+     * the {@code unmarkedAddAt} field instead, and {@link #rememberMissAsync} takes no remember
+     * within the window after it (the first remember of a quiet filter may race such an add).
+     * Both fields outlive a swap. Default: nothing, as for forgetting.
      */
     default CompletableFuture<Void> forgetMissesIfInUseAsync(String metaKey, List<String> missKeys,
             List<String> addedKeys, Duration window) {

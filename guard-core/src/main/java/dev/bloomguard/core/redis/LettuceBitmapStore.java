@@ -127,8 +127,15 @@ public final class LettuceBitmapStore implements BitmapStore {
             end
             redis.call('PERSIST', KEYS[1])
             redis.call('RENAME', KEYS[1], KEYS[2])
+            -- What writers and remembers tell each other outlives the load: see REMEMBER_MISS.
+            local missesUntil = redis.call('HGET', KEYS[4], 'missesUntil')
+            local unmarkedAddAt = redis.call('HGET', KEYS[4], 'unmarkedAddAt')
             redis.call('DEL', KEYS[5], KEYS[4])
-            if #ARGV > 5 then redis.call('HSET', KEYS[4], unpack(ARGV, 6)) end
+            if #ARGV > 5 then
+              redis.call('HSET', KEYS[4], unpack(ARGV, 6))
+              if missesUntil then redis.call('HSET', KEYS[4], 'missesUntil', missesUntil) end
+              if unmarkedAddAt then redis.call('HSET', KEYS[4], 'unmarkedAddAt', unmarkedAddAt) end
+            end
             return replayed
             """;
 
@@ -562,20 +569,26 @@ public final class LettuceBitmapStore implements BitmapStore {
             """;
 
     /**
-     * KEYS: miss, added, meta. ARGV: scope, ttl in ms. See {@link BitmapStore#rememberMissAsync}.
-     * The field holds {@code <loadedAt>:<ends at>}; the hash lives as long as its longest field.
+     * KEYS: miss, added, meta. ARGV: scope, ttl in ms, window in ms. See
+     * {@link BitmapStore#rememberMissAsync}. The field holds {@code <loadedAt>:<ends at>}; the hash
+     * lives as long as its longest field. A writer that does not remember misses marks its adds only
+     * while {@code missesUntil} lies ahead; one that added without a mark left {@code unmarkedAddAt}
+     * instead, and for the window after it no remember is taken, whatever its key: as if that add
+     * had marked every key.
      */
     private static final String REMEMBER_MISS = NOW_FUNCTION + """
             if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
             local live = redis.call('HGET', KEYS[3], 'loadedAt')
             if not live then return 0 end
             local ttl = tonumber(ARGV[2])
-            redis.call('HSET', KEYS[1], ARGV[1], live .. ':' .. (now() + ttl))
+            local window = tonumber(ARGV[3])
             -- Tells writers that do not remember misses themselves to mark their adds until then.
-            local inUse = now() + ttl + tonumber(ARGV[3])
+            local inUse = now() + ttl + window
             if inUse > tonumber(redis.call('HGET', KEYS[3], 'missesUntil') or '0') then
               redis.call('HSET', KEYS[3], 'missesUntil', string.format('%d', inUse))
             end
+            if now() - tonumber(redis.call('HGET', KEYS[3], 'unmarkedAddAt') or '0') < window then return 0 end
+            redis.call('HSET', KEYS[1], ARGV[1], live .. ':' .. (now() + ttl))
             if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
             return 1
             """;
@@ -619,6 +632,10 @@ public final class LettuceBitmapStore implements BitmapStore {
      */
     private static final String FORGET_MISSES_IF_IN_USE = NOW_FUNCTION + """
             local inUse = tonumber(redis.call('HGET', KEYS[1], 'missesUntil') or '0') > now()
+            if not inUse and redis.call('HGET', KEYS[1], 'loadedAt') then
+              -- No marks: the remembers of the next window refuse every key instead.
+              redis.call('HSET', KEYS[1], 'unmarkedAddAt', string.format('%d', now()))
+            end
             for i = 2, #KEYS, 2 do
               if inUse then redis.call('SET', KEYS[i], '1', 'PX', ARGV[1]) end
               redis.call('DEL', KEYS[i + 1])

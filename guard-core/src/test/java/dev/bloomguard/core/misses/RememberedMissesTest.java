@@ -77,7 +77,11 @@ class RememberedMissesTest {
     }
 
     private RedisBloomFilter instance(RememberedMisses.Settings settings, KeyType keyType) {
-        return RedisBloomFilter.builder(name, GEOMETRY, store).checkTimeout(TIMEOUT).keyType(keyType)
+        return instance(settings, keyType, name);
+    }
+
+    private static RedisBloomFilter instance(RememberedMisses.Settings settings, KeyType keyType, String filter) {
+        return RedisBloomFilter.builder(filter, GEOMETRY, store).checkTimeout(TIMEOUT).keyType(keyType)
                 .rememberMisses(settings).build();
     }
 
@@ -140,6 +144,47 @@ class RememberedMissesTest {
 
         assertThat(one.rememberMissAsync(9_100L, LOOKUP, checkStarted).join()).isFalse();
         assertThat(one.isRememberedMissAsync(9_100L, LOOKUP).join()).isFalse();
+    }
+
+    @Test
+    void anAddMadeWhileNobodyRememberedMissesRefusesTheFirstRememberRacingWithIt() {
+        // A writer without negative-cache (a rolling change that turns it on, a service that only
+        // writes) adds while no instance has remembered a miss of the filter lately, so its add
+        // leaves no mark; the lookup of the instance that remembers read the database before the commit.
+        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, store).checkTimeout(TIMEOUT).build();
+        long checkStarted = System.nanoTime();
+
+        without.add(9_200L);
+
+        assertThat(one.rememberMissAsync(9_200L, LOOKUP, checkStarted).join()).isFalse();
+        assertThat(one.isRememberedMissAsync(9_200L, LOOKUP).join()).isFalse();
+        assertThat(two.rememberMissAsync(9_200L, LOOKUP, System.nanoTime()).join()).as("from the other instance")
+                .isFalse();
+        // The same first remember, where no unmarked add came before it, is remembered and rejects.
+        RedisBloomFilter quiet = instance(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false), null,
+                name + "-quiet");
+        try {
+            quiet.load(LongStream.rangeClosed(1, 5_000).boxed());
+            assertThat(quiet.rememberMissAsync(9_200L, LOOKUP, System.nanoTime()).join()).isTrue();
+            assertThat(quiet.isRememberedMissAsync(9_200L, LOOKUP).join()).isTrue();
+        }
+        finally {
+            quiet.close();
+        }
+    }
+
+    @Test
+    void anAddThatLeftNoMarkStillRefusesRemembersAfterAReload() throws InterruptedException {
+        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, store).checkTimeout(TIMEOUT).build();
+        long checkStarted = System.nanoTime();
+        without.add(9_300L);
+        Thread.sleep(5); // loadedAt is in milliseconds
+
+        // A rebuild swaps in between the add and the remember; it rewrites the filter's metadata.
+        two.load(LongStream.rangeClosed(1, 5_000).boxed());
+
+        assertThat(one.rememberMissAsync(9_300L, LOOKUP, checkStarted).join()).isFalse();
+        assertThat(one.isRememberedMissAsync(9_300L, LOOKUP).join()).isFalse();
     }
 
     @Test
