@@ -380,16 +380,17 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
 
     /**
      * Adds the key of {@code result} without blocking the calling thread: the future completes
-     * once the key is in the filter, or fails with {@link BloomGuardException}.
+     * with the keys added (none when the key was null) once they are in the filter, or fails with
+     * {@link BloomGuardException}.
      */
-    CompletableFuture<Void> addAsync(BloomOperations.Put put, Object target, Object[] arguments, Object result) {
+    CompletableFuture<List<?>> addAsync(BloomOperations.Put put, Object target, Object[] arguments, Object result) {
         if (put.singleFlight()) {
             flights.writing(put.filter());
         }
         try {
             Object key = putKey(put, target, arguments, result);
             if (key == null) {
-                return CompletableFuture.completedFuture(null);
+                return CompletableFuture.completedFuture(List.of());
             }
             RedisBloomFilter filter = filter(put.filter());
             List<?> keys = key instanceof List<?> batch ? batch : List.of(key);
@@ -404,7 +405,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
                 throw failed(observation, ex);
             }
             return added
-                    .handle((done, error) -> {
+                    .<List<?>>handle((done, error) -> {
                         if (error != null) {
                             // Whether a transaction will roll the row back is not known here: fail the
                             // result so that one can, and keep the key so that a committed row is not
@@ -417,7 +418,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
                             throw addFailed(put, error instanceof CompletionException && error.getCause() != null
                                     ? error.getCause() : error);
                         }
-                        return done;
+                        return keys;
                     });
         }
         catch (IllegalArgumentException ex) {

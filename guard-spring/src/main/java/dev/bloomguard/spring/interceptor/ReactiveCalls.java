@@ -1,11 +1,21 @@
 package dev.bloomguard.spring.interceptor;
 
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
 import org.springframework.core.ReactiveAdapter;
+import org.springframework.transaction.NoTransactionException;
+import org.springframework.transaction.reactive.TransactionSynchronization;
+import org.springframework.transaction.reactive.TransactionSynchronizationManager;
 
+import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -20,12 +30,16 @@ import reactor.core.publisher.Mono;
  * thread that delivered the answer; a rejection is an error signal with
  * {@link BloomGuardRejectedException}, or completes empty under {@code on-absent: return-empty}.
  * A put adds the key of each emitted value before passing the value on, so a check that follows
- * the emission sees it.
+ * the emission sees it. A reactive transaction is found in the subscriber's context, as Spring's
+ * reactive transactions keep it: its commit forgets the put keys' remembered misses again, and
+ * what a call inside it did not find is not remembered.
  *
  * <p>Only this class touches Project Reactor, and only for methods whose return type has a
  * reactive adapter ({@link ReturnKind} tells), so nothing else in the starter loads a Reactor class.
  */
 final class ReactiveCalls {
+
+    private static final Logger log = LoggerFactory.getLogger(ReactiveCalls.class);
 
     private ReactiveCalls() {
     }
@@ -63,9 +77,11 @@ final class ReactiveCalls {
         if (admission.missKey() == null) {
             return call;
         }
-        return call.flatMap(value -> Mono.fromFuture(interceptor.rememberIfEmpty(guard, admission, value)).thenReturn(value))
-                .switchIfEmpty(Mono.defer(() -> Mono.fromFuture(interceptor.rememberEmpty(guard, admission)).then(Mono.empty())))
-                .onErrorResume(error -> Mono.fromFuture(interceptor.rememberIfNotFound(guard, admission, error))
+        return call.flatMap(value -> outsideTransactions(() -> interceptor.rememberIfEmpty(guard, admission, value))
+                        .thenReturn(value))
+                .switchIfEmpty(Mono.defer(() -> outsideTransactions(() -> interceptor.rememberEmpty(guard, admission))
+                        .then(Mono.empty())))
+                .onErrorResume(error -> outsideTransactions(() -> interceptor.rememberIfNotFound(guard, admission, error))
                         .then(Mono.error(error)));
     }
 
@@ -75,8 +91,21 @@ final class ReactiveCalls {
         if (admission.missKey() == null) {
             return call;
         }
-        return call.onErrorResume(error -> Mono.fromFuture(interceptor.rememberIfNotFound(guard, admission, error))
+        return call.onErrorResume(error -> outsideTransactions(() -> interceptor.rememberIfNotFound(guard, admission, error))
                 .then(Mono.error(error)));
+    }
+
+    /**
+     * Runs {@code remember} unless the subscriber's context holds an active reactive transaction
+     * (a {@code TransactionalOperator}'s, or a reactive {@code @Transactional} method's): as on a
+     * blocking call in a transaction, the method may have read a snapshot older than its check, in
+     * which a key committed and added before the check looks absent.
+     */
+    private static Mono<Void> outsideTransactions(Supplier<CompletableFuture<Void>> remember) {
+        return TransactionSynchronizationManager.forCurrentTransaction()
+                .map(TransactionSynchronizationManager::isActualTransactionActive)
+                .onErrorResume(NoTransactionException.class, none -> Mono.just(false))
+                .flatMap(inTransaction -> inTransaction ? Mono.empty() : Mono.fromFuture(remember));
     }
 
     /** Whether the call may go on, as {@link BloomGuardInterceptor#admitsAsync} decides it at subscription. */
@@ -92,7 +121,33 @@ final class ReactiveCalls {
 
     private static Mono<Void> add(BloomGuardInterceptor interceptor, BloomOperations.Put put, Object target,
             Object[] arguments, Object value) {
-        return Mono.defer(() -> Mono.fromFuture(interceptor.addAsync(put, target, arguments, value), true));
+        return Mono.defer(() -> Mono.fromFuture(interceptor.addAsync(put, target, arguments, value), true))
+                .flatMap(keys -> keys.isEmpty() ? Mono.empty() : forgetAgainAfterCommit(interceptor.filter(put.filter()), keys));
+    }
+
+    /**
+     * Inside a reactive transaction the add comes before the commit, so a lookup elsewhere may not
+     * find the row for as long as the transaction runs, and remember a miss once the add's mark
+     * expired: when the transaction commits, the keys' misses are forgotten again before the
+     * commit completes (as {@code BloomGuardInterceptor} does for a blocking transaction); a
+     * failure is logged, and the miss ends with its ttl.
+     */
+    private static Mono<Void> forgetAgainAfterCommit(RedisBloomFilter filter, List<?> keys) {
+        return TransactionSynchronizationManager.forCurrentTransaction()
+                .filter(TransactionSynchronizationManager::isSynchronizationActive)
+                .doOnNext(transaction -> transaction.registerSynchronization(new TransactionSynchronization() {
+                    @Override
+                    public Mono<Void> afterCommit() {
+                        return Mono.fromFuture(() -> filter.forgetMissesAsync(keys)).onErrorResume(error -> {
+                            log.warn("Filter '{}': could not forget remembered misses of keys committed just now ({});"
+                                    + " a remembered one stays rejected until its negative-cache ttl ends",
+                                    filter.name(), error.getMessage());
+                            return Mono.empty();
+                        });
+                    }
+                }))
+                .onErrorResume(NoTransactionException.class, none -> Mono.empty())
+                .then();
     }
 
     /**

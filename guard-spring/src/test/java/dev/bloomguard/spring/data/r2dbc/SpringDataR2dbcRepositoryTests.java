@@ -1,6 +1,7 @@
 package dev.bloomguard.spring.data.r2dbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.stream.LongStream;
@@ -13,12 +14,21 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.ReactiveTransactionManager;
+import org.springframework.transaction.reactive.TransactionalOperator;
 
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.misses.MissKeys;
+import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.BootNames;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.data.Rejections;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * A reactive Spring Data R2DBC repository guarded on its interface: the filter is warmed over JDBC
@@ -31,6 +41,7 @@ import dev.bloomguard.spring.data.Rejections;
         "bloom-guard.filters.item.expected-insertions=20000",
         "bloom-guard.filters.item.warmup.sql=SELECT id FROM data_r2dbc_items",
         "bloom-guard.filters.item.warmup.blocking=true",
+        "bloom-guard.filters.item.negative-cache.enabled=true",
         "bloom-guard.filters.item-label.expected-insertions=20000",
         "bloom-guard.filters.item-label.warmup.sql=SELECT label FROM data_r2dbc_items",
         "bloom-guard.filters.item-label.warmup.blocking=true" })
@@ -50,6 +61,15 @@ class SpringDataR2dbcRepositoryTests {
 
     @Autowired
     ItemRepository items;
+
+    @Autowired
+    ReactiveTransactionManager transactionManager;
+
+    @Autowired
+    BloomFilterRegistry filters;
+
+    @Autowired
+    StringRedisTemplate redis;
 
     @Test
     void reactiveFindersPassPresentKeysAndRejectAbsentOnes() {
@@ -73,6 +93,42 @@ class SpringDataR2dbcRepositoryTests {
             assertThat(saved.id()).isGreaterThan(ROWS);
             assertThat(items.findById(saved.id()).block(WAIT)).isEqualTo(saved);
         }
+    }
+
+    @Test
+    void anItemSavedInsideALongReactiveTransactionIsForgottenAgainWhenItCommits() {
+        RedisBloomFilter filter = filters.filter("item");
+        TransactionalOperator transaction = TransactionalOperator.create(transactionManager);
+        Item saved = transaction.transactional(items.save(new Item(null, "long-transaction"))
+                .flatMap(item -> Mono.fromCallable(() -> {
+                    // The transaction goes on for longer than the add's mark lives:
+                    redis.delete(MissKeys.added(filter.keys(), MissKeys.digest(item.id())));
+                    // Elsewhere (no transaction in that subscriber's context) the row is not visible
+                    // yet: the miss is remembered, and rejects.
+                    assertThat(items.findById(item.id()).block(WAIT)).isNull();
+                    assertThatThrownBy(() -> items.findById(item.id()).block(WAIT))
+                            .isInstanceOf(BloomGuardRejectedException.class);
+                    return item;
+                }).subscribeOn(Schedulers.boundedElastic())))
+                .block(WAIT);
+
+        assertThat(items.findById(saved.id()).block(WAIT)).as("committed a moment ago").isEqualTo(saved);
+    }
+
+    @Test
+    void whatAReactiveTransactionDidNotFindIsNotRemembered() {
+        long id = 5_000_001L; // passes the filter, but has no row
+        RedisBloomFilter filter = filters.filter("item");
+        filter.add(id);
+        redis.delete(MissKeys.added(filter.keys(), MissKeys.digest(id)));
+        TransactionalOperator transaction = TransactionalOperator.create(transactionManager);
+
+        // A transaction may read a snapshot older than its check: what it did not find is not remembered.
+        assertThat(transaction.transactional(items.findById(id).then(items.findById(id))).block(WAIT)).isNull();
+
+        // The same lookup outside a transaction is remembered, and then rejected.
+        assertThat(items.findById(id).block(WAIT)).isNull();
+        assertThatThrownBy(() -> items.findById(id).block(WAIT)).isInstanceOf(BloomGuardRejectedException.class);
     }
 
     @SpringBootConfiguration
