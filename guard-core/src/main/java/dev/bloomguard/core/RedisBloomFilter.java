@@ -31,6 +31,7 @@ import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.bloomguard.core.events.FilterEvents;
 import dev.bloomguard.core.hash.BitPositions;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
@@ -41,6 +42,7 @@ import dev.bloomguard.core.mirror.MirrorSettings;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.CircuitBreaker;
+import dev.bloomguard.core.redis.PackedOffsets;
 import dev.bloomguard.core.rollout.FilterGenerations;
 import dev.bloomguard.core.warmup.BitmapBuilder;
 
@@ -71,9 +73,6 @@ import dev.bloomguard.core.warmup.BitmapBuilder;
 public final class RedisBloomFilter {
 
     private static final Logger log = LoggerFactory.getLogger(RedisBloomFilter.class);
-
-    private static final byte EVENT_ADD = 'A';
-    private static final byte EVENT_SWAP = 'S';
 
     /** Loads mirror pages and keeps mirror subscriptions alive; daemon threads shared by all filters. */
     private static final java.util.concurrent.ExecutorService MIRROR_LOADER = java.util.concurrent.Executors
@@ -125,8 +124,8 @@ public final class RedisBloomFilter {
      * another configuration's generation, whose own instances may mirror it.
      */
     private final boolean publishesAdds;
-    private volatile AutoCloseable subscription;
-    private volatile boolean closed;
+    /** Adds, swaps and remembered misses, told to and heard from other instances. */
+    private final FilterEvents events;
     private volatile boolean blockingSuspended;
     private final AtomicBoolean loading = new AtomicBoolean();
     private final AtomicBoolean maintaining = new AtomicBoolean();
@@ -154,8 +153,9 @@ public final class RedisBloomFilter {
         this.mirror = builder.mirror == null ? null
                 : new BitmapMirror(name, keys::live, geometry, store, builder.mirror, MIRROR_LOADER);
         this.publishesAdds = builder.publishesAdds;
+        this.events = FilterEvents.of(name, keys.events(), store);
         this.misses = builder.misses == null ? null
-                : new RememberedMisses(name, keys, store, builder.misses, checkTimeout, this::publishQuietly);
+                : new RememberedMisses(name, keys, store, builder.misses, checkTimeout, events);
         this.generations = builder.rolloutHeartbeat == null ? null
                 : new FilterGenerations(this, store, builder.keyPrefix, instanceId, builder.rolloutHeartbeat,
                         builder.rolloutGrace, descriptor -> builder(name, FilterGenerations.geometry(descriptor), store)
@@ -167,7 +167,7 @@ public final class RedisBloomFilter {
                                 .rememberMisses(builder.misses).build(),
                         () -> MIRROR_LOADER.execute(this::notReady));
         if (mirror != null || misses != null && misses.settings().shared()) {
-            subscribe();
+            events.listen(new PeerEvents(), MIRROR_LOADER);
         }
     }
 
@@ -199,37 +199,21 @@ public final class RedisBloomFilter {
     }
 
     /**
-     * Listens for adds and swaps made on other instances. While the subscription is down the
-     * mirror only misses bits, which sends checks to Redis: slower, never wrong.
+     * What other instances tell this one: adds and swaps for the mirror, remembered and forgotten
+     * misses for the index. While the subscription is down the mirror only misses bits, which
+     * sends checks to Redis: slower, never wrong.
      */
-    private void subscribe() {
-        MIRROR_LOADER.execute(() -> {
-            while (!closed && subscription == null) {
-                try {
-                    subscription = store.subscribe(keys.events(), this::onEvent);
-                    if (closed) {
-                        close();
-                    }
-                }
-                catch (RuntimeException ex) {
-                    log.warn("Filter '{}': mirror cannot hear other instances yet ({}); retrying", name, ex.getMessage());
-                    try {
-                        Thread.sleep(1_000);
-                    }
-                    catch (InterruptedException interrupted) {
-                        Thread.currentThread().interrupt();
-                        return;
-                    }
-                }
-            }
-        });
-    }
+    private final class PeerEvents implements FilterEvents.Listener {
 
-    private void onEvent(byte[] message) {
-        if (message.length == 0) {
-            return;
+        @Override
+        public void onAdd(int shard, long[] offsets) {
+            if (mirror != null && shard >= 0 && shard < geometry.shards()) {
+                mirror.apply(shard, offsets, 0, offsets.length);
+            }
         }
-        if (message[0] == EVENT_SWAP) {
+
+        @Override
+        public void onSwap() {
             if (mirror != null) {
                 mirror.clear();
             }
@@ -237,42 +221,25 @@ public final class RedisBloomFilter {
                 misses.clear();
             }
         }
-        else if (message[0] == RememberedMisses.EVENT_REMEMBER || message[0] == RememberedMisses.EVENT_FORGET) {
-            if (misses != null) {
-                misses.onEvent(message);
-            }
-        }
-        else if (message[0] == EVENT_ADD && message.length >= 5 && mirror != null) {
-            int shard = (int) unpack(message, 1);
-            int count = (message.length - 5) / 4;
-            long[] offsets = new long[count];
-            for (int i = 0; i < count; i++) {
-                offsets[i] = unpack(message, 5 + i * 4);
-            }
-            if (shard >= 0 && shard < geometry.shards()) {
-                mirror.apply(shard, offsets, 0, count);
-            }
-        }
-    }
 
-    private static long unpack(byte[] bytes, int at) {
-        return (bytes[at] & 0xffL) << 24 | (bytes[at + 1] & 0xffL) << 16 | (bytes[at + 2] & 0xffL) << 8
-                | (bytes[at + 3] & 0xffL);
+        @Override
+        public void onRemembered(long[] hashes) {
+            if (misses != null) {
+                misses.remembered(hashes);
+            }
+        }
+
+        @Override
+        public void onForgotten(long[] hashes) {
+            if (misses != null) {
+                misses.forgotten(hashes);
+            }
+        }
     }
 
     /** Stops listening for other instances' adds; the filter keeps working without its mirror's updates. */
     public void close() {
-        closed = true;
-        AutoCloseable current = subscription;
-        subscription = null;
-        if (current != null) {
-            try {
-                current.close();
-            }
-            catch (Exception ex) {
-                log.debug("Filter '{}': closing the mirror subscription failed: {}", name, ex.toString());
-            }
-        }
+        events.close();
     }
 
     /**
@@ -299,19 +266,6 @@ public final class RedisBloomFilter {
     public CompletableFuture<Boolean> rememberMissAsync(Object key, String scope, long checkStartedNanos) {
         return misses == null ? CompletableFuture.completedFuture(Boolean.FALSE)
                 : misses.rememberAsync(canonical(key), scope, checkStartedNanos);
-    }
-
-    private void publishQuietly(byte[] event) {
-        try {
-            store.publishAsync(keys.events(), event).exceptionally(error -> {
-                log.debug("Filter '{}': could not tell other instances about remembered misses: {}", name,
-                        error.getMessage());
-                return null;
-            });
-        }
-        catch (RuntimeException ex) {
-            log.debug("Filter '{}': could not tell other instances about remembered misses: {}", name, ex.getMessage());
-        }
     }
 
     /**
@@ -863,7 +817,7 @@ public final class RedisBloomFilter {
                 if (mirror != null) {
                     mirror.apply(adds.shards.get(i), all, 0, all.length);
                 }
-                publishAdd(adds.shards.get(i), all, all.length);
+                events.publishAdd(adds.shards.get(i), all, all.length);
             }
         }
     }
@@ -889,12 +843,7 @@ public final class RedisBloomFilter {
                     if (mirror != null) {
                         mirror.apply(adds.shards.get(i), all, 0, all.length);
                     }
-                    store.publishAsync(keys().events(), addEvent(adds.shards.get(i), all, all.length))
-                            .exceptionally(error -> {
-                                log.debug("Filter '{}': could not tell other mirrors about an add: {}", name,
-                                        error.getMessage());
-                                return null;
-                            });
+                    events.publishAddAsync(adds.shards.get(i), all, all.length);
                 }
             }
         }).thenCompose(done -> generations == null ? CompletableFuture.<Void>completedFuture(null)
@@ -934,7 +883,7 @@ public final class RedisBloomFilter {
                 List<byte[]> entries = new ArrayList<>(added.size());
                 for (int i = 0; i < added.size(); i++) {
                     System.arraycopy(added.get(i), 0, all, i * hashes, hashes);
-                    entries.add(pack(all, i * hashes, hashes));
+                    entries.add(PackedOffsets.pack(all, i * hashes, hashes));
                 }
                 batch.add(new BitmapStore.ShardAdds(RedisBloomFilter.this.keys.journal(shard), entries,
                         RedisBloomFilter.this.keys.live(shard), all, RedisBloomFilter.this.keys.addCount(shard),
@@ -1111,48 +1060,13 @@ public final class RedisBloomFilter {
             if (generations != null) {
                 generations.invalidateOthers();
             }
-            store.publish(keys.events(), new byte[] { EVENT_SWAP });
+            events.publishSwap();
         }
         catch (BitmapStoreException ex) {
             log.warn("Filter '{}': could not make the filter not ready after the rewind: {}", name, ex.getMessage());
         }
         notReady();
         return true;
-    }
-
-    private void publishAdd(int shard, long[] offsets, int count) {
-        try {
-            store.publish(keys.events(), addEvent(shard, offsets, count));
-        }
-        catch (BitmapStoreException ex) {
-            log.debug("Filter '{}': could not tell other mirrors about an add: {}", name, ex.getMessage());
-        }
-    }
-
-    /** The pub/sub message that tells other instances' mirrors about an add: 'A', the shard, the packed offsets. */
-    private static byte[] addEvent(int shard, long[] offsets, int count) {
-        byte[] packed = pack(offsets, 0, count);
-        byte[] message = new byte[packed.length + 5];
-        message[0] = EVENT_ADD;
-        message[1] = (byte) (shard >>> 24);
-        message[2] = (byte) (shard >>> 16);
-        message[3] = (byte) (shard >>> 8);
-        message[4] = (byte) shard;
-        System.arraycopy(packed, 0, message, 5, packed.length);
-        return message;
-    }
-
-    /** k offsets as 4-byte big-endian integers: the journal's entry format, read back by the swap script. */
-    static byte[] pack(long[] offsets, int from, int count) {
-        byte[] packed = new byte[count * 4];
-        for (int i = 0; i < count; i++) {
-            long offset = offsets[from + i];
-            packed[i * 4] = (byte) (offset >>> 24);
-            packed[i * 4 + 1] = (byte) (offset >>> 16);
-            packed[i * 4 + 2] = (byte) (offset >>> 8);
-            packed[i * 4 + 3] = (byte) offset;
-        }
-        return packed;
     }
 
     /** Loads the filter from a stream of keys; closes the stream. See {@link #load(Iterator)}. */
@@ -1372,7 +1286,7 @@ public final class RedisBloomFilter {
             if (mirror != null) {
                 mirror.clear();
                 try {
-                    store.publish(keys.events(), new byte[] { EVENT_SWAP });
+                    events.publishSwap();
                 }
                 catch (BitmapStoreException ex) {
                     log.warn("Filter '{}': could not tell other mirrors about the swap ({}); they catch up within {}",

@@ -2,13 +2,11 @@ package dev.bloomguard.core.misses;
 
 import static dev.bloomguard.core.internal.Arguments.checkArgument;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,6 +15,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.bloomguard.core.FilterKeys;
+import dev.bloomguard.core.events.FilterEvents;
 import dev.bloomguard.core.hash.KeyEncoding;
 import dev.bloomguard.core.redis.BitmapStore;
 
@@ -91,12 +90,6 @@ public final class RememberedMisses {
      */
     public static final Duration MAX_REMEMBER_DELAY = Duration.ofSeconds(5);
 
-    /** Pub/sub event: an instance remembered the key of the 8-byte index hash that follows. */
-    public static final byte EVENT_REMEMBER = 'R';
-
-    /** Pub/sub event: the keys of the 8-byte index hashes that follow were added. */
-    public static final byte EVENT_FORGET = 'F';
-
     private static final Logger log = LoggerFactory.getLogger(RememberedMisses.class);
 
     private final String name;
@@ -104,22 +97,22 @@ public final class RememberedMisses {
     private final BitmapStore store;
     private final Settings settings;
     private final Duration checkTimeout;
-    private final Consumer<byte[]> publish;
+    private final FilterEvents events;
     private final Cache<Long, Boolean> index;
     /** The scopes this instance has asked about: an add drops the key from the index under each. */
     private final java.util.concurrent.ConcurrentHashMap<String, Boolean> scopes = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
-     * @param publish sends an event on the filter's channel without waiting; used when {@code shared}
+     * @param events the filter's channel, told of what this instance remembers and forgets when {@code shared}
      */
     public RememberedMisses(String name, FilterKeys keys, BitmapStore store, Settings settings, Duration checkTimeout,
-            Consumer<byte[]> publish) {
+            FilterEvents events) {
         this.name = name;
         this.keys = keys;
         this.store = store;
         this.settings = settings;
         this.checkTimeout = checkTimeout;
-        this.publish = publish;
+        this.events = events;
         this.index = Caffeine.newBuilder().maximumSize(settings.maxEntries()).expireAfterWrite(settings.ttl()).build();
     }
 
@@ -190,7 +183,7 @@ public final class RememberedMisses {
             if (done) {
                 index.put(hash, Boolean.TRUE);
                 if (settings.shared()) {
-                    publish.accept(event(EVENT_REMEMBER, List.of(hash)));
+                    events.publishRemembered(hash);
                 }
             }
             return done;
@@ -229,25 +222,22 @@ public final class RememberedMisses {
         }
         return forgotten.thenRun(() -> {
             if (settings.shared() && !hashes.isEmpty()) {
-                publish.accept(event(EVENT_FORGET, hashes));
+                events.publishForgotten(hashes);
             }
         });
     }
 
-    /** Applies another instance's {@link #EVENT_REMEMBER} or {@link #EVENT_FORGET}; ignores anything else. */
-    public void onEvent(byte[] message) {
-        if (message.length < 9 || (message.length - 1) % 8 != 0) {
-            return;
+    /** Another instance remembered the misses of these index hashes: worth asking Redis about. */
+    public void remembered(long[] hashes) {
+        for (long hash : hashes) {
+            index.put(hash, Boolean.TRUE);
         }
-        ByteBuffer hashes = ByteBuffer.wrap(message, 1, message.length - 1);
-        while (hashes.remaining() >= 8) {
-            long hash = hashes.getLong();
-            if (message[0] == EVENT_REMEMBER) {
-                index.put(hash, Boolean.TRUE);
-            }
-            else if (message[0] == EVENT_FORGET) {
-                index.invalidate(hash);
-            }
+    }
+
+    /** Another instance added the keys of these index hashes: nothing to ask Redis about. */
+    public void forgotten(long[] hashes) {
+        for (long hash : hashes) {
+            index.invalidate(hash);
         }
     }
 
@@ -288,11 +278,4 @@ public final class RememberedMisses {
         }
         return KeyEncoding.indexHash(canonicalBytes) + 0x9E3779B97F4A7C15L * scope.hashCode();
     }
-
-    private static byte[] event(byte type, List<Long> hashes) {
-        ByteBuffer event = ByteBuffer.allocate(1 + 8 * hashes.size()).put(type);
-        hashes.forEach(event::putLong);
-        return event.array();
-    }
-
 }

@@ -1,0 +1,213 @@
+package dev.bloomguard.core.events;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.Executor;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.core.redis.BitmapStoreException;
+import dev.bloomguard.core.redis.PackedOffsets;
+
+/**
+ * The pub/sub channel of one filter ({@code FilterKeys#events}), on which instances tell each
+ * other's local mirrors about adds and swaps and each other's remembered-miss indexes about
+ * remembered and forgotten keys. Every event is encoded and decoded here, and nowhere else.
+ *
+ * <p>The one thing easy to get wrong: an event is only ever a hint. A mirror that misses an add
+ * has a clear bit and asks Redis; an index that misses a remember asks nothing and lets the call
+ * through; one that misses a forget asks Redis, which no longer confirms. So publishing never
+ * fails an add or a load, and a lost subscription costs round trips, never a blocked key.
+ *
+ * <p>Messages: {@code 'A'}, the shard (4 bytes), the packed offsets ({@link PackedOffsets});
+ * {@code 'S'} alone; {@code 'R'} or {@code 'F'} and 8-byte index hashes. Part of the stored
+ * format: instances of two releases share the channel during an upgrade.
+ */
+public final class FilterEvents implements AutoCloseable {
+
+    /** What a filter does with its peers' events; each method a no-op by default. */
+    public interface Listener {
+
+        /** Another instance added keys whose bits in {@code shard} are {@code offsets}. */
+        default void onAdd(int shard, long[] offsets) {
+        }
+
+        /** Another instance swapped in a new load: what was learnt of the old one is void. */
+        default void onSwap() {
+        }
+
+        /** Another instance remembered the misses of these index hashes. */
+        default void onRemembered(long[] hashes) {
+        }
+
+        /** Another instance added the keys of these index hashes: their misses are forgotten. */
+        default void onForgotten(long[] hashes) {
+        }
+    }
+
+    private static final Logger log = LoggerFactory.getLogger(FilterEvents.class);
+
+    static final byte ADD = 'A';
+    static final byte SWAP = 'S';
+    static final byte REMEMBER = 'R';
+    static final byte FORGET = 'F';
+
+    private final String filter;
+    private final String channel;
+    private final BitmapStore store;
+    private volatile AutoCloseable subscription;
+    private volatile boolean closed;
+
+    private FilterEvents(String filter, String channel, BitmapStore store) {
+        this.filter = filter;
+        this.channel = channel;
+        this.store = store;
+    }
+
+    /** The events of filter {@code filter} (for logs) on {@code channel}. */
+    public static FilterEvents of(String filter, String channel, BitmapStore store) {
+        return new FilterEvents(filter, channel, store);
+    }
+
+    /**
+     * Subscribes {@code listener} on a thread of {@code executor}, retrying every second until
+     * Redis takes the subscription or {@link #close} is called.
+     */
+    public void listen(Listener listener, Executor executor) {
+        executor.execute(() -> {
+            while (!closed && subscription == null) {
+                try {
+                    subscription = store.subscribe(channel, message -> decode(message, listener));
+                    if (closed) {
+                        close();
+                    }
+                }
+                catch (RuntimeException ex) {
+                    log.warn("Filter '{}': cannot hear other instances yet ({}); retrying", filter, ex.getMessage());
+                    try {
+                        Thread.sleep(1_000);
+                    }
+                    catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            }
+        });
+    }
+
+    /** Tells other mirrors about an add; a failure is only logged (see the class comment). */
+    public void publishAdd(int shard, long[] offsets, int count) {
+        try {
+            store.publish(channel, encodeAdd(shard, offsets, count));
+        }
+        catch (BitmapStoreException ex) {
+            log.debug("Filter '{}': could not tell other mirrors about an add: {}", filter, ex.getMessage());
+        }
+    }
+
+    /** {@link #publishAdd} without waiting, for asynchronous adds. */
+    public void publishAddAsync(int shard, long[] offsets, int count) {
+        publishQuietly(encodeAdd(shard, offsets, count), "an add");
+    }
+
+    /** Tells other instances about a swap; throws, so that the caller can say what the failure costs. */
+    public void publishSwap() {
+        store.publish(channel, new byte[] { SWAP });
+    }
+
+    /** Tells other indexes that this instance remembered a miss; without waiting, a failure logged. */
+    public void publishRemembered(long hash) {
+        publishQuietly(encodeHashes(REMEMBER, List.of(hash)), "remembered misses");
+    }
+
+    /** Tells other indexes that these keys were added; without waiting, a failure logged. */
+    public void publishForgotten(List<Long> hashes) {
+        publishQuietly(encodeHashes(FORGET, hashes), "remembered misses");
+    }
+
+    private void publishQuietly(byte[] event, String what) {
+        try {
+            store.publishAsync(channel, event).exceptionally(error -> {
+                log.debug("Filter '{}': could not tell other instances about {}: {}", filter, what, error.getMessage());
+                return null;
+            });
+        }
+        catch (RuntimeException ex) {
+            log.debug("Filter '{}': could not tell other instances about {}: {}", filter, what, ex.getMessage());
+        }
+    }
+
+    /** Stops listening; publishing still works. */
+    @Override
+    public void close() {
+        closed = true;
+        AutoCloseable current = subscription;
+        subscription = null;
+        if (current != null) {
+            try {
+                current.close();
+            }
+            catch (Exception ex) {
+                log.debug("Filter '{}': closing the events subscription failed: {}", filter, ex.toString());
+            }
+        }
+    }
+
+    static byte[] encodeAdd(int shard, long[] offsets, int count) {
+        byte[] packed = PackedOffsets.pack(offsets, 0, count);
+        byte[] message = new byte[packed.length + 5];
+        message[0] = ADD;
+        message[1] = (byte) (shard >>> 24);
+        message[2] = (byte) (shard >>> 16);
+        message[3] = (byte) (shard >>> 8);
+        message[4] = (byte) shard;
+        System.arraycopy(packed, 0, message, 5, packed.length);
+        return message;
+    }
+
+    static byte[] encodeHashes(byte type, List<Long> hashes) {
+        ByteBuffer event = ByteBuffer.allocate(1 + 8 * hashes.size()).put(type);
+        hashes.forEach(event::putLong);
+        return event.array();
+    }
+
+    /** Hands {@code message} to {@code listener}; a message of no known shape is ignored. */
+    static void decode(byte[] message, Listener listener) {
+        if (message.length == 0) {
+            return;
+        }
+        switch (message[0]) {
+            case SWAP -> listener.onSwap();
+            case ADD -> {
+                if (message.length >= 5 && (message.length - 5) % 4 == 0) {
+                    long[] offsets = new long[(message.length - 5) / 4];
+                    for (int i = 0; i < offsets.length; i++) {
+                        offsets[i] = PackedOffsets.unpack(message, 5 + i * 4);
+                    }
+                    listener.onAdd((int) PackedOffsets.unpack(message, 1), offsets);
+                }
+            }
+            case REMEMBER, FORGET -> {
+                if (message.length >= 9 && (message.length - 1) % 8 == 0) {
+                    long[] hashes = new long[(message.length - 1) / 8];
+                    ByteBuffer buffer = ByteBuffer.wrap(message, 1, message.length - 1);
+                    for (int i = 0; i < hashes.length; i++) {
+                        hashes[i] = buffer.getLong();
+                    }
+                    if (message[0] == REMEMBER) {
+                        listener.onRemembered(hashes);
+                    }
+                    else {
+                        listener.onForgotten(hashes);
+                    }
+                }
+            }
+            default -> {
+                // A newer release's event: nothing this one knows to do with it.
+            }
+        }
+    }
+}
