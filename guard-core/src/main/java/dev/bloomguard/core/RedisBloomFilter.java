@@ -382,7 +382,8 @@ public final class RedisBloomFilter {
                 return Membership.NOT_READY;
             }
             if (answering != this) {
-                return suspendedAbsent(answering.check(key));
+                boolean suspended = blockingSuspended;
+                return suspendedAbsent(answering.check(key), suspended);
             }
         }
         Probe probe = probe(key);
@@ -417,7 +418,8 @@ public final class RedisBloomFilter {
                 return CompletableFuture.completedFuture(Membership.NOT_READY);
             }
             if (answering != this) {
-                return answering.checkAsync(key).thenApply(this::suspendedAbsent);
+                boolean suspended = blockingSuspended;
+                return answering.checkAsync(key).thenApply(answer -> suspendedAbsent(answer, suspended));
             }
         }
         Probe probe = probe(key);
@@ -438,8 +440,12 @@ public final class RedisBloomFilter {
                 });
     }
 
-    /** The probes of one key; {@code local} is the mirror's answer when it needs no Redis. */
+    /**
+     * The probes of one key; {@code local} is the mirror's answer when it needs no Redis. Reads
+     * whether blocking is suspended now, before anything is sent: see {@link Probe#suspended}.
+     */
     private Probe probe(Object key) {
+        boolean suspended = blockingSuspended;
         int hashes = geometry.hashes();
         long[] offsets = new long[hashes + 1];
         int shard = BitPositions.fillSharded(hash, canonical(key), geometry.bits(), hashes, geometry.shards(), offsets, 0);
@@ -450,12 +456,12 @@ public final class RedisBloomFilter {
             if (found == BitmapMirror.Local.PRESENT) {
                 local = Membership.PRESENT;
             }
-            else if (found == BitmapMirror.Local.CLEAR_BIT && mirror.trustsAbsent() && !blockingSuspended
+            else if (found == BitmapMirror.Local.CLEAR_BIT && mirror.trustsAbsent() && !suspended
                     && mirror.knowsSet(shard, offsets[hashes])) {
                 local = Membership.ABSENT;
             }
         }
-        return new Probe(shard, offsets, local);
+        return new Probe(shard, offsets, local, suspended);
     }
 
     private final class Probe {
@@ -463,11 +469,18 @@ public final class RedisBloomFilter {
         final int shard;
         final long[] offsets;
         final Membership local;
+        /**
+         * Whether blocking was suspended when the check was sent. Read again when the reply
+         * arrives, it could be lifted by a load of the own query that swapped in after Redis read
+         * these bits from the other query's bitmap: a clear bit of a real key, taken for "absent".
+         */
+        final boolean suspended;
 
-        Probe(int shard, long[] offsets, Membership local) {
+        Probe(int shard, long[] offsets, Membership local, boolean suspended) {
             this.shard = shard;
             this.offsets = offsets;
             this.local = local;
+            this.suspended = suspended;
         }
 
         /** Reads Redis's reply: the marker (last probe) first, then the key's k bits. */
@@ -482,7 +495,7 @@ public final class RedisBloomFilter {
                 }
                 return Membership.PRESENT;
             }
-            return blockingSuspended ? Membership.NOT_READY : Membership.ABSENT;
+            return suspended ? Membership.NOT_READY : Membership.ABSENT;
         }
     }
 
@@ -504,7 +517,8 @@ public final class RedisBloomFilter {
                 return notReady(keys);
             }
             if (answering != this) {
-                return suspendedAbsent(answering.checkAll(keys));
+                boolean suspended = blockingSuspended;
+                return suspendedAbsent(answering.checkAll(keys), suspended);
             }
         }
         BatchCheck batch = new BatchCheck(keys);
@@ -542,7 +556,8 @@ public final class RedisBloomFilter {
                 return CompletableFuture.completedFuture(notReady(keys));
             }
             if (answering != this) {
-                return answering.checkAllAsync(keys).thenApply(this::suspendedAbsent);
+                boolean suspended = blockingSuspended;
+                return answering.checkAllAsync(keys).thenApply(answers -> suspendedAbsent(answers, suspended));
             }
         }
         BatchCheck batch = new BatchCheck(keys);
@@ -573,6 +588,8 @@ public final class RedisBloomFilter {
         private final int[] slotOfShard;
         private final int[] positionInShard;
         private final boolean allInMirror;
+        /** Whether blocking was suspended when the batch was sent: see {@link Probe#suspended}. */
+        private final boolean suspended = blockingSuspended;
         final List<String> shardKeys = new ArrayList<>();
         final List<long[]> probes = new ArrayList<>();
 
@@ -653,7 +670,7 @@ public final class RedisBloomFilter {
                 else {
                     int from = positionInShard[index] * hashes;
                     result.add(set.nextClearBit(from) >= from + hashes ? Membership.PRESENT
-                            : blockingSuspended ? Membership.NOT_READY : Membership.ABSENT);
+                            : suspended ? Membership.NOT_READY : Membership.ABSENT);
                 }
                 index++;
             }
@@ -686,20 +703,23 @@ public final class RedisBloomFilter {
         }
     }
 
-    /** Another generation's ABSENT, while this instance suspends blocking (its own query is not loaded yet). */
-    private Membership suspendedAbsent(Membership answer) {
-        return answer == Membership.ABSENT && blockingSuspended ? Membership.NOT_READY : answer;
+    /**
+     * Another generation's ABSENT, while this instance suspended blocking (its own query is not
+     * loaded yet) when the check was sent: see {@link Probe#suspended}.
+     */
+    private static Membership suspendedAbsent(Membership answer, boolean suspended) {
+        return answer == Membership.ABSENT && suspended ? Membership.NOT_READY : answer;
     }
 
-    private List<Membership> suspendedAbsent(List<Membership> answers) {
-        if (!blockingSuspended) {
+    private static List<Membership> suspendedAbsent(List<Membership> answers, boolean suspended) {
+        if (!suspended) {
             return answers;
         }
-        List<Membership> suspended = new ArrayList<>(answers.size());
+        List<Membership> notAbsent = new ArrayList<>(answers.size());
         for (Membership answer : answers) {
-            suspended.add(suspendedAbsent(answer));
+            notAbsent.add(suspendedAbsent(answer, true));
         }
-        return suspended;
+        return notAbsent;
     }
 
     /** NOT_READY for each key, PRESENT for null ones (never checked, so never blocked). */
