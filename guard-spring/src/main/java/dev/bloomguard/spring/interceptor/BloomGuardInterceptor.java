@@ -231,6 +231,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         RedisBloomFilter filter = filter(guard.filter());
         GuardObservations.Pending observation = observations().check(guard.filter());
         long started = System.nanoTime();
+        boolean addsPending = pendingAdds.holds(guard.filter());
         Membership answer;
         try {
             answer = key instanceof List<?> batch ? batchAnswer(filter.checkAll(batch)) : filter.check(key);
@@ -243,7 +244,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         }
         boolean remembered = answer == Membership.PRESENT && remembersMisses(guard, key)
                 && filter.isRememberedMissAsync(key, guard.misses().scope()).join();
-        return decide(guard, key, answer, remembered, started, observation);
+        return decide(guard, key, answer, remembered, addsPending, started, observation);
     }
 
     /** Whether a check of {@code key} that passed the filter may be a remembered miss, or be remembered. */
@@ -266,6 +267,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         RedisBloomFilter filter = filter(guard.filter());
         GuardObservations.Pending observation = observations().check(guard.filter());
         long started = System.nanoTime();
+        boolean addsPending = pendingAdds.holds(guard.filter());
         CompletableFuture<Membership> answer;
         try {
             answer = key instanceof List<?> batch
@@ -284,12 +286,12 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             });
         }
         if (!remembersMisses(guard, key)) {
-            return answer.thenApply(membership -> decide(guard, key, membership, false, started, observation));
+            return answer.thenApply(membership -> decide(guard, key, membership, false, addsPending, started, observation));
         }
         return answer.thenCompose(membership -> membership != Membership.PRESENT
-                ? CompletableFuture.completedFuture(decide(guard, key, membership, false, started, observation))
+                ? CompletableFuture.completedFuture(decide(guard, key, membership, false, addsPending, started, observation))
                 : filter.isRememberedMissAsync(key, guard.misses().scope())
-                        .thenApply(remembered -> decide(guard, key, membership, remembered, started, observation)));
+                        .thenApply(remembered -> decide(guard, key, membership, remembered, addsPending, started, observation)));
     }
 
     /**
@@ -438,9 +440,12 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
      * call may go on.
      *
      * @param remembered whether a key the filter passed is a remembered miss
+     * @param addsPending whether this instance had refused adds of the filter still being retried
+     *     when the check was sent: asked again only now, a retry that landed after Redis read the
+     *     bits (and before their reply came back) would let a clear bit of its key block it
      */
     private Admission decide(BloomOperations.Guard guard, Object key, Membership answer, boolean remembered,
-            long started, GuardObservations.Pending observation) {
+            boolean addsPending, long started, GuardObservations.Pending observation) {
         long elapsedNanos = System.nanoTime() - started;
         CheckOutcome outcome = switch (answer) {
             case PRESENT -> CheckOutcome.PASSED;
@@ -453,7 +458,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             outcome = CheckOutcome.BLOCKED;
             reason = CheckReason.REMEMBERED;
         }
-        if (answer == Membership.ABSENT && pendingAdds.holds(guard.filter())) {
+        if (answer == Membership.ABSENT && (addsPending || pendingAdds.holds(guard.filter()))) {
             // This instance has adds for the filter that Redis refused and that are still being retried.
             outcome = CheckOutcome.BYPASSED;
             answer = Membership.NOT_READY;

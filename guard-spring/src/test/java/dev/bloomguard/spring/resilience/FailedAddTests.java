@@ -10,7 +10,10 @@ import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.RealServers;
@@ -68,6 +71,54 @@ class FailedAddTests {
             // The same path still rejects what does not exist, on both instances, once the add has landed.
             assertThat(rejectedOnceAddsLanded(writing)).isGreaterThan(950);
             assertThat(rejectedOnceAddsLanded(reading)).isGreaterThan(950);
+        }
+    }
+
+    /**
+     * The retry lands while a check of the row is on its way back from Redis, which read the bits
+     * before the retry set them: that clear bit must not block the row because the retry, done
+     * by the time the answer is looked at, no longer suspends the filter.
+     */
+    @Test
+    void aCheckSentWhileTheAddWasStillRetriedDoesNotBlockTheRowWhenTheRetryLandsBeforeItsAnswer() throws Exception {
+        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
+                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 5000) g");
+        try (RedisServer redis = RedisServer.start();
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                StatefulRedisConnection<String, String> admin = client.connect();
+                ConfigurableApplicationContext writer = GuardedApp.start(redis.port(), "failed-add-late", TABLE,
+                        "SELECT id FROM " + TABLE, "bloom-guard.redis-timeout=2s", "guarded.hook-reads=true")) {
+            GuardedApp.Directory writing = writer.getBean(GuardedApp.Directory.class);
+            RedisBloomFilter filter = writer.getBean(BloomFilterRegistry.class).filter("user");
+            admin.sync().configSet("min-replicas-to-write", "1");
+            long created = writing.create();
+            assertThat(writer.getBean(MeterRegistry.class).get("bloomguard.adds.failed").tag("filter", "user")
+                    .counter().count()).as("the refused add, handed to the retry queue").isEqualTo(1);
+
+            writer.getBean(GuardedApp.ReadHook.class).afterNextRead(() -> {
+                // Redis has read the row's bits, still clear; before the answer is looked at, the retry lands.
+                admin.sync().configSet("min-replicas-to-write", "0");
+                long deadline = System.nanoTime() + BOUND.toNanos();
+                while (filter.check(created) != Membership.PRESENT) {
+                    assertThat(System.nanoTime()).as("the retry landed").isLessThan(deadline);
+                    sleep(20);
+                }
+                sleep(300); // and the retry queue has let go of the filter
+            });
+            assertThatCode(() -> writing.find(created)).as("the committed row").doesNotThrowAnyException();
+
+            assertThatCode(() -> writing.find(created)).doesNotThrowAnyException();
+            assertThat(rejectedOnceAddsLanded(writing)).as("the same path blocks absent ids").isGreaterThan(950);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(ex);
         }
     }
 

@@ -124,6 +124,67 @@ public class GuardedApp {
         return new Users(jdbc, table);
     }
 
+    /**
+     * With {@code guarded.hook-reads=true}: the starter's {@code BitmapStore}, behind a proxy that
+     * runs the hook a test hands to {@link ReadHook#afterNextRead} once Redis has answered the next
+     * check and before the answer goes back to the filter; a reply that a busy machine or a GC
+     * pause holds up, whatever else happens meanwhile.
+     */
+    @Bean
+    @ConditionalOnProperty("guarded.hook-reads")
+    static ReadHook readHook() {
+        return new ReadHook();
+    }
+
+    @Bean
+    @ConditionalOnProperty("guarded.hook-reads")
+    static org.springframework.beans.factory.config.BeanPostProcessor hookedReads(
+            org.springframework.beans.factory.ObjectProvider<ReadHook> hook) {
+        return new org.springframework.beans.factory.config.BeanPostProcessor() {
+            @Override
+            public Object postProcessAfterInitialization(Object bean, String beanName) {
+                return bean instanceof dev.bloomguard.core.redis.BitmapStore store ? hook.getObject().wrap(store) : bean;
+            }
+        };
+    }
+
+    /** See {@link #readHook()}. */
+    public static final class ReadHook {
+
+        private final java.util.concurrent.atomic.AtomicReference<Runnable> next = new java.util.concurrent.atomic.AtomicReference<>();
+        private volatile Thread caller;
+
+        /**
+         * Runs {@code hook} once, after the reply of the next check that this thread makes (not a
+         * background status read), before the filter looks at it.
+         */
+        public void afterNextRead(Runnable hook) {
+            caller = Thread.currentThread();
+            next.set(hook);
+        }
+
+        dev.bloomguard.core.redis.BitmapStore wrap(dev.bloomguard.core.redis.BitmapStore store) {
+            return (dev.bloomguard.core.redis.BitmapStore) java.lang.reflect.Proxy.newProxyInstance(
+                    GuardedApp.class.getClassLoader(), new Class<?>[] { dev.bloomguard.core.redis.BitmapStore.class },
+                    (proxy, method, arguments) -> {
+                        Object result;
+                        try {
+                            result = method.invoke(store, arguments);
+                        }
+                        catch (java.lang.reflect.InvocationTargetException ex) {
+                            throw ex.getCause();
+                        }
+                        if (method.getName().equals("readBits") && Thread.currentThread() == caller) {
+                            Runnable hook = next.getAndSet(null);
+                            if (hook != null) {
+                                hook.run();
+                            }
+                        }
+                        return result;
+                    });
+        }
+    }
+
     /** Where the tests' filter {@code user} is warmed from: the same query either way. */
     public enum Source {
         /** {@code bloom-guard.filters.user.warmup.sql}. */
