@@ -255,8 +255,19 @@ public final class RedisBloomFilter {
      * false at once without remembered misses or when this instance's index does not point at it.
      */
     public CompletableFuture<Boolean> isRememberedMissAsync(Object key, String scope) {
-        return misses == null ? CompletableFuture.completedFuture(Boolean.FALSE)
+        return misses == null || !answersItself() ? CompletableFuture.completedFuture(Boolean.FALSE)
                 : misses.isRememberedAsync(canonical(key), scope);
+    }
+
+    /**
+     * Whether this filter's own generation answers its checks. Misses are remembered, and
+     * confirmed, under the own generation's keys, where only the writers that know it mark and
+     * forget their adds: while another generation answers (a rolling change, before the own one
+     * is loaded covering every writer), a writer that does not know the own one yet adds without
+     * a trace there, and its key's miss would be remembered after its add.
+     */
+    private boolean answersItself() {
+        return generations == null || generations.answering() == this;
     }
 
     /**
@@ -264,7 +275,7 @@ public final class RedisBloomFilter {
      * {@code checkStartedNanos}, found nothing for {@code key}.
      */
     public CompletableFuture<Boolean> rememberMissAsync(Object key, String scope, long checkStartedNanos) {
-        return misses == null ? CompletableFuture.completedFuture(Boolean.FALSE)
+        return misses == null || !answersItself() ? CompletableFuture.completedFuture(Boolean.FALSE)
                 : misses.rememberAsync(canonical(key), scope, checkStartedNanos);
     }
 

@@ -214,6 +214,42 @@ class RememberedMissesTest {
     }
 
     @Test
+    void aNewGenerationThatDoesNotAnswerYetRemembersNothingThatAWriterOfTheOldOneCouldNotForget() {
+        Duration heartbeat = Duration.ofSeconds(10);
+        RememberedMisses.Settings settings = new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false);
+        String rolled = name + "-rolled";
+        RedisBloomFilter older = RedisBloomFilter.builder(rolled, GEOMETRY, store).checkTimeout(TIMEOUT)
+                .rememberMisses(settings).rollout(heartbeat, heartbeat.multipliedBy(4)).instanceId("older").build();
+        RedisBloomFilter newer = RedisBloomFilter.builder(rolled, FilterGeometry.of(20_000, 0.01), store)
+                .checkTimeout(TIMEOUT).rememberMisses(settings).rollout(heartbeat, heartbeat.multipliedBy(4))
+                .instanceId("newer").build();
+        try {
+            // The older instance heartbeats before the newer one starts: it does not know the new generation yet.
+            older.generations().orElseThrow().heartbeat();
+            newer.generations().orElseThrow().heartbeat();
+            older.load(LongStream.rangeClosed(1, 5_000).boxed());
+            newer.load(LongStream.rangeClosed(1, 5_000).boxed());
+            newer.generations().orElseThrow().heartbeat(); // sees the older generation loaded, its own not covering
+            long checkStarted = System.nanoTime();
+            // A row the older instance writes in a transaction: added (to its generation only)...
+            older.add(9_400L);
+            assertThat(newer.check(9_400L)).as("answered by the older generation").isEqualTo(Membership.PRESENT);
+            // ...not visible to the newer instance's lookup until the commit, whose forget reaches the older generation only.
+            newer.rememberMissAsync(9_400L, LOOKUP, checkStarted).join();
+            older.forgetMissesAsync(List.of(9_400L)).join();
+
+            assertThat(newer.isRememberedMissAsync(9_400L, LOOKUP).join()).isFalse();
+            // Where the own generation answers, the same lookup is remembered and rejects.
+            assertThat(older.rememberMissAsync(9_401L, LOOKUP, System.nanoTime()).join()).isTrue();
+            assertThat(older.isRememberedMissAsync(9_401L, LOOKUP).join()).isTrue();
+        }
+        finally {
+            older.close();
+            newer.close();
+        }
+    }
+
+    @Test
     void aRememberThatCouldNotBeSentInTimeIsNotSent() {
         long checkStarted = System.nanoTime();
         RememberedMisses misses = one.rememberedMisses().orElseThrow();
