@@ -19,6 +19,7 @@ import java.util.UUID;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -280,17 +281,22 @@ public final class RedisBloomFilter {
     }
 
     /**
-     * Forgets remembered misses of keys just added, before the add returns; a failure fails the
-     * add. Every filter does so, whether or not it remembers misses itself: instances of one
-     * filter need not agree on {@code negative-cache} (a rolling change of it, a writer built
-     * with guard-core alone), and a key one of them remembered must not outlive another's add.
+     * Forgets remembered misses of keys about to be added; returns the failure, which fails the
+     * add once its bits are set (so that other instances do not block the keys meanwhile). Every
+     * filter does so, whether or not it remembers misses itself: instances of one filter need not
+     * agree on {@code negative-cache} (a rolling change of it, a writer built with guard-core
+     * alone), and a key one of them remembered must not outlive another's add. Before the add's
+     * journal, bits and count, so that a Redis that comes back without the forget (an AOF or
+     * replica cut just after it) has lost the counted add too, which the rewind check notices;
+     * a remember in between is refused by the forget's mark.
      */
-    private void forgetMisses(Collection<?> added) {
+    private BitmapStoreException forgetMissesFirst(Collection<?> added) {
         try {
             forgetOwnMissesAsync(added).join();
+            return null;
         }
-        catch (java.util.concurrent.CompletionException ex) {
-            throw ex.getCause() instanceof BitmapStoreException store ? store
+        catch (CompletionException ex) {
+            return ex.getCause() instanceof BitmapStoreException store ? store
                     : new BitmapStoreException("forgetting remembered misses failed: " + ex.getCause(), ex.getCause());
         }
     }
@@ -835,13 +841,14 @@ public final class RedisBloomFilter {
         if (adds.batch.isEmpty()) {
             return;
         }
+        BitmapStoreException notForgotten = forgetMissesFirst(keys);
         afterAdds(adds, store.journalAndSetBitsMany(adds.batch));
         if (generations != null) {
-            // Before the forget, so that a failed forget (which fails the add) has not kept the
-            // keys from the generations other instances read.
             generations.addToOthers(keys);
         }
-        forgetMisses(keys);
+        if (notForgotten != null) {
+            throw notForgotten;
+        }
         if (mirror != null || publishesAdds) {
             for (int i = 0; i < adds.batch.size(); i++) {
                 long[] all = adds.batch.get(i).offsets();
@@ -866,7 +873,8 @@ public final class RedisBloomFilter {
         if (adds.batch.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
-        return store.journalAndSetBitsManyAsync(adds.batch).thenAccept(receipts -> {
+        CompletableFuture<Throwable> forgotten = forgetOwnMissesAsync(keys).handle((done, error) -> error);
+        return forgotten.thenCompose(notForgotten -> store.journalAndSetBitsManyAsync(adds.batch).thenAccept(receipts -> {
             afterAdds(adds, receipts);
             if (mirror != null || publishesAdds) {
                 for (int i = 0; i < adds.batch.size(); i++) {
@@ -879,7 +887,12 @@ public final class RedisBloomFilter {
             }
         }).thenCompose(done -> generations == null ? CompletableFuture.<Void>completedFuture(null)
                 : generations.addToOthersAsync(keys))
-                .thenCompose(done -> forgetOwnMissesAsync(keys));
+                .thenRun(() -> {
+                    if (notForgotten != null) {
+                        throw notForgotten instanceof CompletionException completion ? completion
+                                : new CompletionException(notForgotten);
+                    }
+                }));
     }
 
     /** The journal entries and bits of a batch of adds, grouped by shard. */

@@ -249,6 +249,61 @@ class RememberedMissesTest {
         }
     }
 
+    /**
+     * A Redis that restarts from an AOF cut, or fails over to a replica, keeps a prefix of what it
+     * was told: an add that deletes the key's miss before it counts the add cannot come back
+     * counted (so not noticed by the rewind check) with its miss still there, rejecting the key.
+     */
+    @Test
+    void anAddDeletesTheKeysMissBeforeItCountsTheAdd() {
+        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, store).checkTimeout(TIMEOUT).build();
+        for (RedisBloomFilter writer : List.of(two, without)) {
+            long key = writer == two ? 4_800L : 4_801L;
+            assertThat(one.rememberMissAsync(key, LOOKUP, System.nanoTime()).join()).isTrue();
+            String missKey = one.rememberedMisses().orElseThrow().missKey(key);
+
+            List<List<String>> commands = commandsRunDuring(() -> writer.add(key));
+
+            int forget = indexOf(commands, command -> command.contains(missKey));
+            int count = indexOf(commands, command -> command.get(0).equalsIgnoreCase("HINCRBY"));
+            assertThat(forget).as("the miss deleted, in %s", commands).isNotNegative();
+            assertThat(count).as("the add counted").isGreaterThan(forget);
+            assertThat(one.isRememberedMissAsync(key, LOOKUP).join()).isFalse();
+        }
+    }
+
+    /** Each command Redis ran during {@code action}, oldest first, as its arguments. */
+    private static List<List<String>> commandsRunDuring(Runnable action) {
+        try (io.lettuce.core.RedisClient admin = io.lettuce.core.RedisClient.create("redis://127.0.0.1:" + redis.port());
+                io.lettuce.core.api.StatefulRedisConnection<String, String> connection = admin.connect()) {
+            connection.sync().configSet("slowlog-max-len", "1000");
+            connection.sync().configSet("slowlog-log-slower-than", "0");
+            connection.sync().slowlogReset();
+            List<Object> entries;
+            try {
+                action.run();
+                entries = connection.sync().slowlogGet(1000);
+            }
+            finally {
+                connection.sync().configSet("slowlog-log-slower-than", "10000");
+            }
+            List<List<String>> commands = new java.util.ArrayList<>();
+            for (Object entry : entries) {
+                commands.add(0, ((List<?>) ((List<?>) entry).get(3)).stream().map(String::valueOf).toList());
+            }
+            return commands;
+        }
+    }
+
+    private static int indexOf(List<List<String>> commands, java.util.function.Predicate<List<String>> which) {
+        for (int i = 0; i < commands.size(); i++) {
+            if (which.test(commands.get(i))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     @Test
     void aRememberThatCouldNotBeSentInTimeIsNotSent() {
         long checkStarted = System.nanoTime();
