@@ -172,15 +172,13 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         }
         // BloomPutAdvisor, inside any transaction, normally adds the key; should it not be in this
         // proxy's chain (a proxy built by hand with this advisor alone), the add happens here.
-        PutDone outer = PUT_DONE.get();
-        PutDone mine = new PutDone();
-        PUT_DONE.set(mine);
+        PutDone mine = PutDone.watch();
         Object result;
         try {
             result = invocation.proceed();
         }
         finally {
-            PUT_DONE.set(outer);
+            mine.close();
         }
         if (!mine.done) {
             add(operations.put(), target, arguments, result);
@@ -188,9 +186,26 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         return result;
     }
 
-    /** Whether the put of the call that set it was made by {@link BloomPutAdvisor}'s advice. */
-    private static final class PutDone {
+    /**
+     * Whether {@link BloomPutAdvisor}'s advice made the put of the call that watches it: a call
+     * runs the rest of its chain between {@link #watch} and {@link #close}, and adds itself only
+     * when that advice was not in it.
+     */
+    private static final class PutDone implements AutoCloseable {
+
+        private final PutDone outer = PUT_DONE.get();
         private boolean done;
+
+        static PutDone watch() {
+            PutDone mine = new PutDone();
+            PUT_DONE.set(mine);
+            return mine;
+        }
+
+        @Override
+        public void close() {
+            PUT_DONE.set(outer);
+        }
     }
 
     /** {@link BloomPutAdvisor}'s advice: runs the method, then adds its key, inside any transaction around it. */
@@ -202,12 +217,24 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             flights.writing(operations.put().filter());
         }
         Object result = invocation.proceed();
-        if (operations != null && operations.put() != null && operations.returns().kind() == ReturnKind.Kind.PLAIN) {
+        if (operations == null || operations.put() == null) {
+            return result;
+        }
+        if (operations.returns().kind() == ReturnKind.Kind.PLAIN) {
             add(operations.put(), target, invocation.getArguments(), result);
-            PutDone call = PUT_DONE.get();
-            if (call != null) {
-                call.done = true;
-            }
+        }
+        else if (operations.returns().kind() == ReturnKind.Kind.REACTIVE) {
+            // Each value is added before it goes on, so before a reactive transaction around this
+            // advice (the method's own) completes and commits: a refused add rolls the row back.
+            // The guard's advice learns of it from the subscriber's context, not from this thread.
+            return ReactiveCalls.addingEach(this, operations, target, invocation.getArguments(), result);
+        }
+        else {
+            return result;
+        }
+        PutDone call = PUT_DONE.get();
+        if (call != null) {
+            call.done = true;
         }
         return result;
     }

@@ -10,11 +10,14 @@ import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.core.Ordered;
 
 /**
- * Applies the add of {@code @BloomPut} on methods that return a plain value, ordered
- * <em>inside</em> Spring's transaction advice, while {@link BloomGuardAdvisor}'s check stays
- * outside it: on a {@code @Transactional @BloomPut} method the key is added before the commit,
- * so an add that Redis refuses rolls the row back instead of leaving a committed row the filter
- * does not know.
+ * Applies the add of {@code @BloomPut} on methods that return a plain value or a reactive type,
+ * ordered <em>inside</em> Spring's transaction advice, while {@link BloomGuardAdvisor}'s check
+ * stays outside it: on a {@code @Transactional @BloomPut} method the key is added before the
+ * commit, so an add that Redis refuses rolls the row back instead of leaving a committed row the
+ * filter does not know. (A reactive transaction hands its method's value on only after the
+ * commit: an add outside it would come too late.) A {@code CompletableFuture} method's
+ * transaction, if any, ends as the method returns, before the future completes; its put stays
+ * with {@link BloomGuardAdvisor}.
  *
  * <p>The one thing easy to get wrong: "inside" rests on order. This advisor has the lowest
  * precedence, as the transaction advisor has by default; of two advisors with equal order, the
@@ -42,7 +45,7 @@ public final class BloomPutAdvisor extends AbstractPointcutAdvisor {
             public boolean matches(Method method, Class<?> targetClass) {
                 BloomOperations operations = source.get(method, targetClass);
                 return operations != null && operations.put() != null
-                        && operations.returns().kind() == ReturnKind.Kind.PLAIN;
+                        && operations.returns().kind() != ReturnKind.Kind.STAGE;
             }
         };
         this.advice = interceptor::proceedAndAdd;

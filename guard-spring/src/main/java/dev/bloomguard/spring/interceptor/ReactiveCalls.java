@@ -48,24 +48,72 @@ final class ReactiveCalls {
         Object target = invocation.getThis();
         Object[] arguments = invocation.getArguments();
         BloomOperations.Guard guard = operations.guard();
-        BloomOperations.Put put = operations.put();
         ReactiveAdapter adapter = operations.returns().adapter();
         if (!adapter.isMultiValue()) {
-            Mono<Object> call = guard == null ? Mono.defer(() -> Mono.from(proceed(invocation, adapter)))
+            Mono<Object> call = guard == null ? Mono.defer(() -> Mono.from(proceed(interceptor, invocation, operations)))
                     : admission(interceptor, guard, target, arguments)
                             .flatMap(admitted -> admitted.admitted()
-                                    ? rememberingMisses(interceptor, guard, admitted, Mono.from(proceed(invocation, adapter)))
+                                    ? rememberingMisses(interceptor, guard, admitted,
+                                            Mono.from(proceed(interceptor, invocation, operations)))
                                     : rejection(guard));
-            return adapter.fromPublisher(put == null ? call
-                    : call.flatMap(value -> add(interceptor, put, target, arguments, value).thenReturn(value)));
+            return adapter.fromPublisher(call);
         }
-        Flux<Object> call = guard == null ? Flux.defer(() -> proceed(invocation, adapter))
+        Flux<Object> call = guard == null ? Flux.defer(() -> proceed(interceptor, invocation, operations))
                 : admission(interceptor, guard, target, arguments)
                         .flatMapMany(admitted -> admitted.admitted()
-                                ? rememberingMisses(interceptor, guard, admitted, Flux.from(proceed(invocation, adapter)))
+                                ? rememberingMisses(interceptor, guard, admitted,
+                                        Flux.from(proceed(interceptor, invocation, operations)))
                                 : rejection(guard));
-        return adapter.fromPublisher(put == null ? call
-                : call.concatMap(value -> add(interceptor, put, target, arguments, value).thenReturn(value)));
+        return adapter.fromPublisher(call);
+    }
+
+    /**
+     * {@code result}, the method's reactive value, adding the key of each value it emits before
+     * passing the value on: what {@link BloomPutAdvisor}'s advice returns, inside the method's
+     * transaction advice.
+     */
+    static Object addingEach(BloomGuardInterceptor interceptor, BloomOperations operations, Object target,
+            Object[] arguments, Object result) {
+        ReactiveAdapter adapter = operations.returns().adapter();
+        @SuppressWarnings("unchecked")
+        Publisher<Object> published = result == null ? Mono.empty() : (Publisher<Object>) adapter.toPublisher(result);
+        Publisher<Object> adding = addingEach(interceptor, operations.put(), target, arguments, published,
+                adapter.isMultiValue());
+        // Tells the guard's advice further out (see proceed) that the put is made here.
+        return adapter.fromPublisher(adapter.isMultiValue()
+                ? Flux.deferContextual(context -> {
+                    context.<PutMadeInside>getOrEmpty(PutMadeInside.class).ifPresent(PutMadeInside::set);
+                    return adding;
+                })
+                : Mono.deferContextual(context -> {
+                    context.<PutMadeInside>getOrEmpty(PutMadeInside.class).ifPresent(PutMadeInside::set);
+                    return Mono.from(adding);
+                }));
+    }
+
+    /**
+     * Set, in the subscriber's context, by {@link BloomPutAdvisor}'s advice as it is subscribed to:
+     * a transaction advice between the two runs the method (and the advice) only on subscription,
+     * so whether the advice is in the chain is known only then, before any value.
+     */
+    private static final class PutMadeInside {
+
+        private volatile boolean made;
+
+        void set() {
+            made = true;
+        }
+
+        boolean get() {
+            return made;
+        }
+    }
+
+    private static Publisher<Object> addingEach(BloomGuardInterceptor interceptor, BloomOperations.Put put,
+            Object target, Object[] arguments, Publisher<Object> published, boolean multiValue) {
+        return multiValue
+                ? Flux.from(published).concatMap(value -> add(interceptor, put, target, arguments, value).thenReturn(value))
+                : Mono.from(published).flatMap(value -> add(interceptor, put, target, arguments, value).thenReturn(value));
     }
 
     /**
@@ -152,18 +200,37 @@ final class ReactiveCalls {
 
     /**
      * Runs the rest of the chain and the method: once per subscription, on a clone of the
-     * invocation, since a Reactor sequence may be subscribed more than once.
+     * invocation, since a Reactor sequence may be subscribed more than once. A put is made by
+     * {@link BloomPutAdvisor}'s advice further in; should that advice not be in the chain (a proxy
+     * built by hand with the guard's advisor alone), each value is added here.
      */
     @SuppressWarnings("unchecked")
-    private static Publisher<Object> proceed(MethodInvocation invocation, ReactiveAdapter adapter) {
+    private static Publisher<Object> proceed(BloomGuardInterceptor interceptor, MethodInvocation invocation,
+            BloomOperations operations) {
+        ReactiveAdapter adapter = operations.returns().adapter();
+        Publisher<Object> published;
         try {
             MethodInvocation run = invocation instanceof ProxyMethodInvocation proxy ? proxy.invocableClone() : invocation;
             // Later advice (AspectJ's among it) reads the current invocation from this thread.
             Object result = ExposeInvocationInterceptor.INSTANCE.invoke(run);
-            return result == null ? Mono.empty() : (Publisher<Object>) adapter.toPublisher(result);
+            published = result == null ? Mono.empty() : (Publisher<Object>) adapter.toPublisher(result);
         }
         catch (Throwable ex) {
             return Mono.error(ex);
         }
+        BloomOperations.Put put = operations.put();
+        if (put == null) {
+            return published;
+        }
+        PutMadeInside inside = new PutMadeInside();
+        Object target = invocation.getThis();
+        Object[] arguments = invocation.getArguments();
+        return adapter.isMultiValue()
+                ? Flux.from(published).concatMap(value -> inside.get() ? Mono.just(value)
+                        : add(interceptor, put, target, arguments, value).thenReturn(value))
+                        .contextWrite(context -> context.put(PutMadeInside.class, inside))
+                : Mono.from(published).flatMap(value -> inside.get() ? Mono.just(value)
+                        : add(interceptor, put, target, arguments, value).thenReturn(value))
+                        .contextWrite(context -> context.put(PutMadeInside.class, inside));
     }
 }

@@ -23,6 +23,7 @@ import org.springframework.transaction.reactive.TransactionalOperator;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.misses.MissKeys;
 import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.BootNames;
 import dev.bloomguard.spring.RealServers;
@@ -131,9 +132,78 @@ class SpringDataR2dbcRepositoryTests {
         assertThatThrownBy(() -> items.findById(id).block(WAIT)).isInstanceOf(BloomGuardRejectedException.class);
     }
 
+    /**
+     * A service whose reactive method is its own transaction: its add goes inside it, as a
+     * blocking one's does, so an add Redis refuses rolls the row back rather than leaving a row
+     * committed that the filter does not know (and that other instances block).
+     */
+    @Test
+    void aTransactionalReactiveSaveWhoseAddRedisRefusesRollsItsRowBack() {
+        long rowsBefore = items.count().block(WAIT);
+        setMinReplicasToWrite(1);
+        try {
+            // Redis refuses the add, and late: an add that waited for the commit would come after it.
+            pauseRedisWrites(Duration.ofMillis(800));
+            assertThatThrownBy(() -> catalogue.create("refused").block(WAIT)).isInstanceOf(BloomGuardException.class)
+                    .isNotInstanceOf(BloomGuardRejectedException.class);
+        }
+        finally {
+            setMinReplicasToWrite(0);
+        }
+        assertThat(items.count().block(WAIT)).as("the add failed before the commit: the row is rolled back")
+                .isEqualTo(rowsBefore);
+
+        Item created = catalogue.create("accepted").block(WAIT);
+        assertThat(items.findById(created.id()).block(WAIT)).isEqualTo(created);
+        assertThat(Rejections.count(LongStream.rangeClosed(2_000_001, 2_001_000).boxed().toList(),
+                id -> items.findById(id).block(WAIT))).isGreaterThan(950);
+    }
+
+    private static void pauseRedisWrites(Duration pause) {
+        try (io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create("redis://"
+                + RealServers.redis().host() + ":" + RealServers.redis().port());
+                io.lettuce.core.api.StatefulRedisConnection<String, String> admin = client.connect()) {
+            admin.sync().dispatch(io.lettuce.core.protocol.CommandType.CLIENT,
+                    new io.lettuce.core.output.StatusOutput<>(io.lettuce.core.codec.StringCodec.UTF8),
+                    new io.lettuce.core.protocol.CommandArgs<>(io.lettuce.core.codec.StringCodec.UTF8).add("PAUSE")
+                            .add(pause.toMillis()).add("WRITE"));
+        }
+    }
+
+    private void setMinReplicasToWrite(int replicas) {
+        redis.execute((org.springframework.data.redis.core.RedisCallback<Void>) connection -> {
+            connection.serverCommands().setConfig("min-replicas-to-write", Integer.toString(replicas));
+            return null;
+        });
+    }
+
+    @Autowired
+    Catalogue catalogue;
+
+    /** Creates items, each in a reactive transaction of its own, with no repository (and its put) in between. */
+    public static class Catalogue {
+
+        private final org.springframework.data.r2dbc.core.R2dbcEntityTemplate template;
+
+        Catalogue(org.springframework.data.r2dbc.core.R2dbcEntityTemplate template) {
+            this.template = template;
+        }
+
+        @org.springframework.transaction.annotation.Transactional("connectionFactoryTransactionManager")
+        @dev.bloomguard.spring.BloomPut(filter = "item", key = "#result.id")
+        public Mono<Item> create(String label) {
+            return template.insert(new Item(null, label));
+        }
+    }
+
     @SpringBootConfiguration
     @EnableAutoConfiguration(excludeName = { BootNames.JDBC_REPOSITORIES_3, BootNames.JDBC_REPOSITORIES_4 })
     static class App {
+
+        @Bean
+        Catalogue catalogue(org.springframework.data.r2dbc.core.R2dbcEntityTemplate template) {
+            return new Catalogue(template);
+        }
 
         /** The warmup's JDBC connection: Boot configures none of its own next to an R2DBC one. */
         @Bean
