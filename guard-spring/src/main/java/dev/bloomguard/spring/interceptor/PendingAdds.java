@@ -167,10 +167,11 @@ final class PendingAdds implements AutoCloseable {
 
         /** Drops the waiting keys for a reload of the whole filter, which holds every committed row. */
         private void giveUp(String why) {
+            // First, so that the filter is held without a gap while the keys are dropped.
+            rewarming = true;
             keys.clear();
             size.set(0);
             scheduled = false;
-            rewarming = true;
             log.error("Filter '{}': {}; this instance lets every key of the filter through until a re-warm"
                     + " from its source is live", filter.name(), why);
             CompletableFuture<?> load;

@@ -274,7 +274,15 @@ public final class FilterWarmer implements SmartLifecycle {
             throw new IllegalArgumentException("Filter '" + filter + "' has no bloom-guard.filters." + filter
                     + ".warmup.sql nor source bean to rebuild from");
         }
-        return submit(task, () -> load(task, force));
+        // A load that reads its source after this call: one running already, here or on another
+        // instance, may have taken its snapshot before the row this rebuild is asked for (the
+        // retry queue gives up on refused adds by asking for one).
+        CompletableFuture<LoadReport> runningNow = running.get(filter);
+        if (runningNow == null) {
+            return submit(task, () -> load(task, force, false));
+        }
+        return runningNow.handle((report, error) -> null)
+                .thenCompose(previous -> submit(task, () -> load(task, force, false)));
     }
 
     /** Why the last load of {@code filter} in this instance failed, if it did and none has succeeded since. */
@@ -468,6 +476,14 @@ public final class FilterWarmer implements SmartLifecycle {
      * finishing.
      */
     private LoadReport load(Task task, boolean force) {
+        return load(task, force, true);
+    }
+
+    /**
+     * @param anotherInstancesWill whether a load by another instance, which may have begun before
+     *     this call, will do; false for a rebuild, which waits for it and then loads itself
+     */
+    private LoadReport load(Task task, boolean force, boolean anotherInstancesWill) {
         RedisBloomFilter filter = task.filter();
         boolean waitedForOther = false;
         while (true) {
@@ -482,7 +498,7 @@ public final class FilterWarmer implements SmartLifecycle {
                 waitedForOther = true;
             }
             sleep(waitPoll);
-            if (filter.lockHolder().isEmpty() && filter.isReady() && isFromOwnQuery(task)) {
+            if (anotherInstancesWill && filter.lockHolder().isEmpty() && filter.isReady() && isFromOwnQuery(task)) {
                 // Its generation was loaded by the other instance: look again now, not at the next heartbeat.
                 filter.generations().ifPresent(FilterWarmer::heartbeat);
                 filter.setBlockingSuspended(false);

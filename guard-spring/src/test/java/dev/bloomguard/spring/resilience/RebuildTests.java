@@ -55,6 +55,33 @@ class RebuildTests {
         redis.close();
     }
 
+    /**
+     * A rebuild asked for while a load runs reads the source after it was asked for: the running
+     * load may have taken its snapshot before the row the rebuild is for (as when the retry queue
+     * gives up on an add Redis kept refusing, and asks for a rebuild to stand in for it).
+     */
+    @Test
+    void aRebuildAskedForWhileALoadRunsReadsItsSourceAfterTheAsking() throws Exception {
+        // The query sleeps before its rows, so the first rebuild is still running when the second is asked for.
+        String slowQuery = "SELECT id FROM " + TABLE + " CROSS JOIN (SELECT pg_sleep(1.5)) AS pause";
+        try (ConfigurableApplicationContext app = GuardedApp.start(redis.port(), "rebuilt-after-" + (++testNumber),
+                TABLE, slowQuery)) {
+            GuardedApp.Directory directory = app.getBean(GuardedApp.Directory.class);
+            FilterWarmer warmer = app.getBean(FilterWarmer.class);
+            java.util.concurrent.CompletableFuture<?> first = warmer.rebuild("user");
+            Thread.sleep(500); // its query has begun, and has its snapshot
+            long committedWithoutAdd = 1_000_001;
+            RealServers.execute("INSERT INTO " + TABLE + " VALUES (" + committedWithoutAdd + ")");
+
+            java.util.concurrent.CompletableFuture<dev.bloomguard.core.LoadReport> second = warmer.rebuild("user");
+
+            first.get(20, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(second.get(20, java.util.concurrent.TimeUnit.SECONDS).keys()).isEqualTo(20_001);
+            assertThat(directory.find(committedWithoutAdd)).isEqualTo(committedWithoutAdd);
+            assertThat(GuardedApp.rejected(directory)).as("the same filter blocks absent ids").isGreaterThan(950);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(GuardedApp.Source.class)
     void rebuildsWhenTheLiveFilterIsOlderThanTheIntervalAndDropsDeletedKeys(GuardedApp.Source source) throws Exception {
