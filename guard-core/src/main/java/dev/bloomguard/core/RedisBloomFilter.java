@@ -400,7 +400,7 @@ public final class RedisBloomFilter {
             }
             if (answering != this) {
                 boolean suspended = blockingSuspended;
-                return suspendedAbsent(answering.check(key), suspended);
+                return suspendedAbsent(answering.check(key), suspended || blockingSuspended);
             }
         }
         Probe probe = probe(key);
@@ -436,7 +436,7 @@ public final class RedisBloomFilter {
             }
             if (answering != this) {
                 boolean suspended = blockingSuspended;
-                return answering.checkAsync(key).thenApply(answer -> suspendedAbsent(answer, suspended));
+                return answering.checkAsync(key).thenApply(answer -> suspendedAbsent(answer, suspended || blockingSuspended));
             }
         }
         Probe probe = probe(key);
@@ -487,9 +487,10 @@ public final class RedisBloomFilter {
         final long[] offsets;
         final Membership local;
         /**
-         * Whether blocking was suspended when the check was sent. Read again when the reply
+         * Whether blocking was suspended when the check was sent. Read only when the reply
          * arrives, it could be lifted by a load of the own query that swapped in after Redis read
          * these bits from the other query's bitmap: a clear bit of a real key, taken for "absent".
+         * A suspension at either time lets the key through.
          */
         final boolean suspended;
 
@@ -512,7 +513,7 @@ public final class RedisBloomFilter {
                 }
                 return Membership.PRESENT;
             }
-            return suspended ? Membership.NOT_READY : Membership.ABSENT;
+            return suspended || blockingSuspended ? Membership.NOT_READY : Membership.ABSENT;
         }
     }
 
@@ -535,7 +536,7 @@ public final class RedisBloomFilter {
             }
             if (answering != this) {
                 boolean suspended = blockingSuspended;
-                return suspendedAbsent(answering.checkAll(keys), suspended);
+                return suspendedAbsent(answering.checkAll(keys), suspended || blockingSuspended);
             }
         }
         BatchCheck batch = new BatchCheck(keys);
@@ -574,7 +575,7 @@ public final class RedisBloomFilter {
             }
             if (answering != this) {
                 boolean suspended = blockingSuspended;
-                return answering.checkAllAsync(keys).thenApply(answers -> suspendedAbsent(answers, suspended));
+                return answering.checkAllAsync(keys).thenApply(answers -> suspendedAbsent(answers, suspended || blockingSuspended));
             }
         }
         BatchCheck batch = new BatchCheck(keys);
@@ -687,7 +688,7 @@ public final class RedisBloomFilter {
                 else {
                     int from = positionInShard[index] * hashes;
                     result.add(set.nextClearBit(from) >= from + hashes ? Membership.PRESENT
-                            : suspended ? Membership.NOT_READY : Membership.ABSENT);
+                            : suspended || blockingSuspended ? Membership.NOT_READY : Membership.ABSENT);
                 }
                 index++;
             }
@@ -843,12 +844,6 @@ public final class RedisBloomFilter {
         }
         BitmapStoreException notForgotten = forgetMissesFirst(keys);
         afterAdds(adds, store.journalAndSetBitsMany(adds.batch));
-        if (generations != null) {
-            generations.addToOthers(keys);
-        }
-        if (notForgotten != null) {
-            throw notForgotten;
-        }
         if (mirror != null || publishesAdds) {
             for (int i = 0; i < adds.batch.size(); i++) {
                 long[] all = adds.batch.get(i).offsets();
@@ -857,6 +852,12 @@ public final class RedisBloomFilter {
                 }
                 events.publishAdd(adds.shards.get(i), all, all.length);
             }
+        }
+        if (generations != null) {
+            generations.addToOthers(keys);
+        }
+        if (notForgotten != null) {
+            throw notForgotten;
         }
     }
 

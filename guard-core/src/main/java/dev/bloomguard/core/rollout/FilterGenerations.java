@@ -219,8 +219,18 @@ public final class FilterGenerations implements AutoCloseable {
      * @throws BitmapStoreException when Redis fails, or before the first heartbeat
      */
     public void addToOthers(Collection<?> keys) {
+        // Every generation gets its try: one that failed does not keep the keys from the next.
+        BitmapStoreException failed = null;
         for (RedisBloomFilter other : written()) {
-            other.addAll(keys);
+            try {
+                other.addAll(keys);
+            }
+            catch (BitmapStoreException ex) {
+                failed = failed == null ? ex : failed;
+            }
+        }
+        if (failed != null) {
+            throw failed;
         }
     }
 
