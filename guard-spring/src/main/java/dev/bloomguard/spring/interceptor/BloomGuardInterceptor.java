@@ -462,6 +462,11 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         return registry().filter(name);
     }
 
+    /** A put to {@code filter} has just committed, outside any thread-bound transaction (a reactive one's). */
+    void written(String filter) {
+        flights.written(filter);
+    }
+
     /**
      * Counts the filter's answer, closes the check's observation with it and says whether the
      * call may go on.

@@ -169,8 +169,10 @@ final class ReactiveCalls {
 
     private static Mono<Void> add(BloomGuardInterceptor interceptor, BloomOperations.Put put, Object target,
             Object[] arguments, Object value) {
+        Runnable written = put.singleFlight() ? () -> interceptor.written(put.filter()) : () -> { };
         return Mono.defer(() -> Mono.fromFuture(interceptor.addAsync(put, target, arguments, value), true))
-                .flatMap(keys -> keys.isEmpty() ? Mono.empty() : forgetAgainAfterCommit(interceptor.filter(put.filter()), keys));
+                .flatMap(keys -> keys.isEmpty() ? Mono.empty()
+                        : forgetAgainAfterCommit(interceptor.filter(put.filter()), keys, written));
     }
 
     /**
@@ -180,12 +182,20 @@ final class ReactiveCalls {
      * commit completes (as {@code BloomGuardInterceptor} does for a blocking transaction); a
      * failure is logged, and the miss ends with its ttl.
      */
-    private static Mono<Void> forgetAgainAfterCommit(RedisBloomFilter filter, List<?> keys) {
+    private static Mono<Void> forgetAgainAfterCommit(RedisBloomFilter filter, List<?> keys, Runnable written) {
         return TransactionSynchronizationManager.forCurrentTransaction()
                 .filter(TransactionSynchronizationManager::isSynchronizationActive)
                 .doOnNext(transaction -> transaction.registerSynchronization(new TransactionSynchronization() {
                     @Override
+                    public Mono<Void> afterCompletion(int status) {
+                        // A single flight begun before the commit is joined by no caller that comes after it.
+                        written.run();
+                        return Mono.empty();
+                    }
+
+                    @Override
                     public Mono<Void> afterCommit() {
+                        written.run();
                         return Mono.fromFuture(() -> filter.forgetMissesAsync(keys)).onErrorResume(error -> {
                             log.warn("Filter '{}': could not forget remembered misses of keys committed just now ({});"
                                     + " a remembered one stays rejected until its negative-cache ttl ends",

@@ -112,6 +112,11 @@ final class SingleFlight {
         }
     }
 
+    /** A write to {@code filter} ended (a reactive transaction's commit or rollback): as {@link #writing} does after a commit. */
+    void written(String filter) {
+        writes(filter).incrementAndGet();
+    }
+
     private AtomicLong writes(String filter) {
         return writes.computeIfAbsent(filter, name -> new AtomicLong());
     }
