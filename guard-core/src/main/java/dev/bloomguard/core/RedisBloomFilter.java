@@ -474,7 +474,7 @@ public final class RedisBloomFilter {
                 local = Membership.PRESENT;
             }
             else if (found == BitmapMirror.Local.CLEAR_BIT && mirror.trustsAbsent() && !suspended
-                    && mirror.knowsSet(shard, offsets[hashes])) {
+                    && mirror.knowsClear(shard, offsets, hashes) && mirror.knowsSet(shard, offsets[hashes])) {
                 local = Membership.ABSENT;
             }
         }

@@ -2,6 +2,8 @@ package dev.bloomguard.core.mirror;
 
 import java.time.Duration;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.slf4j.Logger;
@@ -24,7 +26,11 @@ import dev.bloomguard.core.redis.CircuitBreaker;
  * (rebuild, re-warm) empties it.
  *
  * <p>The thing not to get wrong: pages are read racily. A reader may miss a bit another thread
- * is setting; that is safe, because a missed bit only ever leads to asking Redis.
+ * is setting; that is safe, because a missed bit only ever leads to asking Redis. It is not safe
+ * for {@code trust-absent}, which blocks on a clear bit: a page whose {@code GETRANGE} was read
+ * before an add, and cached after it, lacks the add's bits until its next refresh. So every add
+ * (and every swap) moves a counter of the pages it touches, a page remembers the counter it
+ * was read under, and a clear bit is trusted ({@link #knowsClear}) only from a page read since.
  */
 public final class BitmapMirror {
 
@@ -50,6 +56,12 @@ public final class BitmapMirror {
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     private final LongAdder confirmed = new LongAdder();
+    /** Adds applied, per stripe of pages (a page's index modulo their number): see the class comment. */
+    private final AtomicLongArray applied = new AtomicLongArray(STRIPES);
+    /** Swaps seen ({@link #clear}): a page read before one holds the old bitmap. */
+    private final AtomicLong swaps = new AtomicLong();
+
+    private static final int STRIPES = 1024;
 
     /**
      * @param shardKey the Redis key of each shard's live bitmap
@@ -93,8 +105,11 @@ public final class BitmapMirror {
             throw new IllegalArgumentException("page " + index + " is past the end of filter '" + name + "'");
         }
         long start = (index % pagesPerShard) * settings.pageBytes();
+        // Before the read: an add applied while it is on its way makes this image one to doubt.
+        long appliedBefore = applied.get(stripe(index));
+        long swapsBefore = swaps.get();
         byte[] bytes = store.getRange(shardKey.apply((int) (index / pagesPerShard)), start, start + settings.pageBytes() - 1);
-        Page page = new Page(settings.pageBytes());
+        Page page = new Page(settings.pageBytes(), appliedBefore, swapsBefore);
         System.arraycopy(bytes, 0, page.bytes, 0, Math.min(bytes.length, page.bytes.length));
         return page;
     }
@@ -152,20 +167,49 @@ public final class BitmapMirror {
         return page.get(offset % pageBits);
     }
 
-    /** Sets bits that are known set in Redis (an add, or a key Redis confirmed present), in cached pages only. */
+    /**
+     * True only when {@code offsets[0 .. count)} of {@code shard} lie in cached pages, one of the
+     * bits is clear, and no add or swap this mirror was told of came since those pages were read:
+     * a clear bit that {@code trust-absent} may block on.
+     */
+    public boolean knowsClear(int shard, long[] offsets, int count) {
+        long firstPage = shard * pagesPerShard;
+        boolean clear = false;
+        for (int i = 0; i < count; i++) {
+            long index = firstPage + offsets[i] / pageBits;
+            Page page = pages.getIfPresent(index);
+            if (page == null || page.swapsSeen != swaps.get() || page.appliedSeen != applied.get(stripe(index))) {
+                return false;
+            }
+            clear |= !page.get(offsets[i] % pageBits);
+        }
+        return clear;
+    }
+
+    /**
+     * Sets bits that are known set in Redis (an add, or a key Redis confirmed present), in cached
+     * pages only; pages being read meanwhile are not trusted for clear bits until read again.
+     */
     public void apply(int shard, long[] offsets, int from, int count) {
         long firstPage = shard * pagesPerShard;
         for (int i = from; i < from + count; i++) {
             long offset = offsets[i];
-            Page page = pages.getIfPresent(firstPage + offset / pageBits);
+            long index = firstPage + offset / pageBits;
+            applied.incrementAndGet(stripe(index));
+            Page page = pages.getIfPresent(index);
             if (page != null) {
                 page.set(offset % pageBits);
             }
         }
     }
 
+    private static int stripe(long pageIndex) {
+        return (int) (pageIndex % STRIPES);
+    }
+
     /** Drops every page: the live bitmap was replaced. */
     public void clear() {
+        swaps.incrementAndGet();
         pages.invalidateAll();
         log.debug("Filter '{}': mirror cleared after a swap", name);
     }
@@ -188,9 +232,14 @@ public final class BitmapMirror {
     private static final class Page {
 
         private final byte[] bytes;
+        /** The add counter of this page's stripe, and the swaps, when its image was read. */
+        private final long appliedSeen;
+        private final long swapsSeen;
 
-        Page(int size) {
+        Page(int size, long appliedSeen, long swapsSeen) {
             this.bytes = new byte[size];
+            this.appliedSeen = appliedSeen;
+            this.swapsSeen = swapsSeen;
         }
 
         boolean get(long bit) {

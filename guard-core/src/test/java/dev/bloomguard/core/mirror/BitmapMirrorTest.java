@@ -254,6 +254,60 @@ class BitmapMirrorTest {
         return absent;
     }
 
+    /**
+     * {@code trust-absent} blocks on a clear bit, so a page read before an add and cached after it
+     * (the add's bits are then missing until the page's next refresh) must not be trusted: an add
+     * made by this instance, or heard from another, before the check.
+     */
+    @Test
+    void aClearBitOfAPageReadBeforeAnAddIsNotTrustedUntilThePageIsReadAgain() throws Exception {
+        java.util.concurrent.atomic.AtomicLong heldReply = new java.util.concurrent.atomic.AtomicLong(-1);
+        java.util.concurrent.ExecutorService loader = java.util.concurrent.Executors.newCachedThreadPool();
+        try (dev.bloomguard.embedded.DelayingProxy proxy = dev.bloomguard.embedded.DelayingProxy.start(redis.port(),
+                reply -> reply == heldReply.get(), Duration.ofMillis(800))) {
+            LettuceClients proxied = LettuceClients.standalone(proxy.port());
+            try {
+                FilterGeometry geometry = FilterGeometry.of(10_000, 0.01);
+                RedisBloomFilter writer = RedisBloomFilter.builder(name(), geometry, storeA).build();
+                writer.load(LongStream.rangeClosed(1, 1_000).boxed());
+                LettuceBitmapStore slowReads = LettuceBitmapStore.create(proxied, Duration.ofSeconds(10));
+                assertThat(slowReads.get("connected")).isEmpty();
+                BitmapMirror mirror = new BitmapMirror(writer.name(), writer.keys()::live, geometry, slowReads,
+                        new MirrorSettings(1 << 20, Duration.ofMillis(300), MirrorSettings.DEFAULT_PAGE_BYTES, true), loader);
+                long added = 5_000;
+                long[] offsets = new long[geometry.hashes()];
+                int shard = dev.bloomguard.core.hash.BitPositions.fillSharded(added, geometry.bits(), geometry.hashes(),
+                        geometry.shards(), offsets, 0);
+
+                heldReply.set(proxy.replies()); // the page's GETRANGE, the next reply on that connection
+                assertThat(mirror.lookup(shard, offsets, offsets.length)).isEqualTo(BitmapMirror.Local.NOT_CACHED);
+                await("Redis read the page", () -> proxy.replies() > heldReply.get());
+                writer.add(added);
+                mirror.apply(shard, offsets, 0, offsets.length); // as the filter's own add, or its event, does
+                // (Looked at through the stats: a lookup of a page not cached yet would read it again.)
+                await("the page cached", () -> mirror.stats().pages() > 0);
+
+                assertThat(mirror.lookup(shard, offsets, offsets.length)).as("the image read before the add")
+                        .isEqualTo(BitmapMirror.Local.CLEAR_BIT);
+                assertThat(mirror.knowsSet(shard, geometry.markerOffset())).as("a complete filter").isTrue();
+                assertThat(mirror.knowsClear(shard, offsets, offsets.length)).as("a clear bit to block on").isFalse();
+                // Read again, the page knows the add, and trusts the clear bits of keys nobody added.
+                long[] absent = new long[geometry.hashes()];
+                long nobodyAdded = LongStream.rangeClosed(100_001, 200_000)
+                        .filter(id -> writer.check(id) == Membership.ABSENT).findFirst().orElseThrow();
+                assertThat(dev.bloomguard.core.hash.BitPositions.fillSharded(nobodyAdded, geometry.bits(),
+                        geometry.hashes(), geometry.shards(), absent, 0)).as("one shard").isEqualTo(shard);
+                await("the page read again", () -> mirror.knowsClear(shard, absent, absent.length));
+                assertThat(mirror.lookup(shard, offsets, offsets.length)).isEqualTo(BitmapMirror.Local.PRESENT);
+                assertThat(mirror.knowsClear(shard, offsets, offsets.length)).isFalse();
+            }
+            finally {
+                proxied.close();
+                loader.shutdownNow();
+            }
+        }
+    }
+
     private static long bitfieldCalls() {
         return adminConnection.sync().info("commandstats").lines().filter(line -> line.startsWith("cmdstat_bitfield_ro:"))
                 .map(line -> Long.parseLong(line.replaceAll(".*calls=(\\d+).*", "$1"))).findFirst().orElse(0L);
