@@ -94,6 +94,15 @@ public final class FilterWarmer implements SmartLifecycle {
     private final Map<String, Duration> retryDelay = new ConcurrentHashMap<>();
     private final Map<String, Failure> lastFailures = new ConcurrentHashMap<>();
     private final Map<String, Instant> catchUpSince = new ConcurrentHashMap<>();
+    /** Since when ({@link System#nanoTime}) each filter's live bitmap is known to come from another warmup query. */
+    private final Map<String, Long> foreignSince = new ConcurrentHashMap<>();
+    /**
+     * How long an instance leaves a live filter of another warmup query alone (bypassing, never
+     * reloading over it on a check) before it loads its own: longer than a rolling deploy takes,
+     * as {@code rollout.grace-period}'s default is, so that the two queries' instances do not
+     * reload over each other for as long as both run.
+     */
+    static final Duration FOREIGN_SOURCE_PATIENCE = Duration.ofMinutes(2);
     private volatile ExecutorService loads;
     private volatile ScheduledExecutorService scheduler;
     /**
@@ -200,9 +209,10 @@ public final class FilterWarmer implements SmartLifecycle {
      * A rolling deploy that changes the warmup query runs instances of both queries on one
      * filter. Once another instance loads it from its query, this one's "absent" answers may miss
      * keys only its own query returns: it lets them through (counted bypassed) until the live
-     * filter comes from its own query again. Neither reloads over the other; the deploy ends with
-     * one query. Checked every {@code rewind-check-interval}, which bounds how long such a key is
-     * blocked.
+     * filter comes from its own query again. Neither reloads over the other on its checks for
+     * {@link #FOREIGN_SOURCE_PATIENCE} (the deploy ends with one query; after that, an instance
+     * left with another query's filter loads its own). Checked every {@code rewind-check-interval},
+     * which bounds how long such a key is blocked.
      */
     private void watchSource(Task task) {
         RedisBloomFilter filter = task.filter();
@@ -211,9 +221,16 @@ public final class FilterWarmer implements SmartLifecycle {
         }
         try {
             if (!filter.isReady()) {
+                foreignSince.remove(filter.name()); // missing or incomplete: a check's re-warm loads it
                 return;
             }
             boolean own = isFromOwnQuery(task);
+            if (own) {
+                foreignSince.remove(filter.name());
+            }
+            else {
+                foreignSince.putIfAbsent(filter.name(), System.nanoTime());
+            }
             if (!own && !filter.isBlockingSuspended()) {
                 filter.setBlockingSuspended(true);
                 log.warn("Filter '{}' was loaded from a warmup query other than this instance's (a deploy that"
@@ -306,6 +323,12 @@ public final class FilterWarmer implements SmartLifecycle {
             return;
         }
         if (filter.isBlockingSuspended()) {
+            Long since = foreignSince.get(filter.name());
+            if (since != null && System.nanoTime() - since < FOREIGN_SOURCE_PATIENCE.toNanos()) {
+                // Loaded from the other query of a rolling deploy, whose instances it protects:
+                // reloading over it would only make them bypass (and soon reload over this one).
+                return;
+            }
             log.warn("Filter '{}' is not known to be built from its current warmup query; absent keys are let"
                     + " through until it is reloaded", filter.name());
         }
@@ -458,6 +481,10 @@ public final class FilterWarmer implements SmartLifecycle {
         Long notBefore = retryNotBefore.get(task.filter().name());
         if (notBefore != null && System.nanoTime() - notBefore < 0) {
             return;
+        }
+        Long foreign = foreignSince.get(task.filter().name());
+        if (foreign != null && System.nanoTime() - foreign < FOREIGN_SOURCE_PATIENCE.toNanos()) {
+            return; // the other query's instances rebuild it; see watchSource
         }
         try {
             Optional<Instant> since = task.filter().liveSince();
