@@ -797,11 +797,19 @@ public final class RedisBloomFilter {
 
     /** True when the live bitmap of every shard is complete (its marker is set). */
     public boolean isReady() {
+        return isComplete().orElse(false);
+    }
+
+    /**
+     * Whether the live bitmap of every shard is complete, as Redis answered; empty when Redis did
+     * not (a timeout, an open circuit), which says nothing about the filter.
+     */
+    public Optional<Boolean> isComplete() {
         try {
-            return readyShards() == geometry.shards();
+            return Optional.of(readyShards() == geometry.shards());
         }
         catch (BitmapStoreException ex) {
-            return false;
+            return Optional.empty();
         }
     }
 

@@ -220,7 +220,11 @@ public final class FilterWarmer implements SmartLifecycle {
             return;
         }
         try {
-            if (!filter.isReady()) {
+            Optional<Boolean> complete = filter.isComplete();
+            if (complete.isEmpty()) {
+                return; // Redis did not answer: nothing learnt, and the patience goes on
+            }
+            if (!complete.get()) {
                 foreignSince.remove(filter.name()); // missing or incomplete: a check's re-warm loads it
                 return;
             }
@@ -327,6 +331,8 @@ public final class FilterWarmer implements SmartLifecycle {
             if (since != null && System.nanoTime() - since < FOREIGN_SOURCE_PATIENCE.toNanos()) {
                 // Loaded from the other query of a rolling deploy, whose instances it protects:
                 // reloading over it would only make them bypass (and soon reload over this one).
+                // Unless Redis lost it meanwhile: looked at off the check's thread, once a second.
+                lookAgainAtForeignFilter(task);
                 return;
             }
             log.warn("Filter '{}' is not known to be built from its current warmup query; absent keys are let"
@@ -337,6 +343,32 @@ public final class FilterWarmer implements SmartLifecycle {
                     filter.name());
         }
         submit(task, () -> load(task, false));
+    }
+
+    private final Map<String, Long> foreignLookedAt = new ConcurrentHashMap<>();
+
+    /** A check of a filter left to another query's instances came back not ready: lost from Redis? */
+    private void lookAgainAtForeignFilter(Task task) {
+        String name = task.filter().name();
+        long now = System.nanoTime();
+        Long last = foreignLookedAt.get(name);
+        ScheduledExecutorService current = scheduler;
+        if (last != null && now - last < Duration.ofSeconds(1).toNanos() || current == null || current.isShutdown()
+                || (last == null ? foreignLookedAt.putIfAbsent(name, now) != null
+                        : !foreignLookedAt.replace(name, last, now))) {
+            return;
+        }
+        current.execute(() -> {
+            try {
+                if (task.filter().isComplete().equals(Optional.of(false))) {
+                    foreignSince.remove(name);
+                    onNotReady(task.filter());
+                }
+            }
+            catch (RuntimeException ex) {
+                log.debug("Filter '{}': could not look at the live filter again: {}", name, ex.getMessage());
+            }
+        });
     }
 
     /** The filters this warmer keeps warm, by name. */
