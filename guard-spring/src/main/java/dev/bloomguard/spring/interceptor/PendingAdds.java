@@ -100,6 +100,8 @@ final class PendingAdds implements AutoCloseable {
         private final AtomicInteger size = new AtomicInteger();
         private volatile boolean scheduled;
         private volatile boolean rewarming;
+        /** Set when adds refused during a re-warm could not be kept: another re-warm follows it. */
+        private boolean rewarmAgain;
         private long failingSinceNanos;
         private Duration delay = firstDelay;
 
@@ -112,15 +114,24 @@ final class PendingAdds implements AutoCloseable {
         }
 
         synchronized void offer(List<?> added) {
-            if (rewarming) {
-                return;
-            }
             if (size.get() + added.size() > capacity) {
-                giveUp("more than " + capacity + " adds are waiting");
+                if (rewarming) {
+                    // The running re-warm may have read its source before these rows committed:
+                    // another one, asked for once it is done, reads it after.
+                    rewarmAgain = true;
+                }
+                else {
+                    giveUp("more than " + capacity + " adds are waiting");
+                }
                 return;
             }
             keys.addAll(added);
             size.addAndGet(added.size());
+            if (rewarming) {
+                // Kept for after the re-warm, whose source may have been read before these rows
+                // committed: retried once it is live.
+                return;
+            }
             if (!scheduled) {
                 scheduled = true;
                 failingSinceNanos = System.nanoTime();
@@ -188,7 +199,20 @@ final class PendingAdds implements AutoCloseable {
             }
             load.whenComplete((report, error) -> {
                 if (error == null) {
-                    rewarming = false;
+                    synchronized (this) {
+                        rewarming = false;
+                        if (rewarmAgain) {
+                            rewarmAgain = false;
+                            giveUp("more than " + capacity + " adds were refused during its re-warm");
+                            return;
+                        }
+                        if (size.get() > 0 && !scheduled) {
+                            scheduled = true;
+                            failingSinceNanos = System.nanoTime();
+                            delay = firstDelay;
+                            schedule();
+                        }
+                    }
                     log.info("Filter '{}': re-warmed; blocking again", filter.name());
                 }
                 else {

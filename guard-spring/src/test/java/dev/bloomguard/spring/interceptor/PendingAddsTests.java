@@ -1,0 +1,69 @@
+package dev.bloomguard.spring.interceptor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.LongStream;
+
+import org.junit.jupiter.api.Test;
+
+import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.redis.LettuceBitmapStore;
+import dev.bloomguard.core.redis.LettuceConnections;
+import dev.bloomguard.spring.RealServers;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+/**
+ * The retry queue of adds Redis refused, against a real Redis that refuses writes
+ * ({@code min-replicas-to-write}). Once it gives up and asks for a re-warm, the rows whose adds
+ * are refused while that re-warm runs must not be dropped: its source may have been read before
+ * they committed.
+ */
+class PendingAddsTests {
+
+    @Test
+    void anAddRefusedWhileTheReWarmRunsIsRetriedOnceItIsLive() throws Exception {
+        String url = "redis://" + RealServers.redis().host() + ":" + RealServers.redis().port();
+        try (RedisClient client = RedisClient.create(url);
+                StatefulRedisConnection<String, String> admin = client.connect();
+                PendingAdds pending = new PendingAdds(Duration.ofMillis(50), Duration.ofMillis(200), Duration.ofMinutes(2),
+                        1, filter -> rewarm)) {
+            RedisBloomFilter filter = RedisBloomFilter.builder("pending-adds", FilterGeometry.of(10_000, 0.01),
+                    LettuceBitmapStore.create(LettuceConnections.of(client), Duration.ofSeconds(5))).build();
+            filter.load(LongStream.rangeClosed(1, 1_000).boxed());
+            admin.sync().configSet("min-replicas-to-write", "1");
+            try {
+                pending.retry(filter, List.of(2_001L, 2_002L)); // over capacity: gives up, asks for the re-warm
+                assertThat(pending.holds("pending-adds")).isTrue();
+                // A row commits while the re-warm reads a source that predates it; its add is refused too.
+                pending.retry(filter, List.of(2_003L));
+            }
+            finally {
+                admin.sync().configSet("min-replicas-to-write", "0");
+            }
+            rewarm.complete(null); // the re-warm is live: without 2,003
+
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (filter.check(2_003L) != Membership.PRESENT) {
+                assertThat(System.nanoTime()).as("the refused add landed after the re-warm").isLessThan(deadline);
+                Thread.sleep(20);
+            }
+            assertThat(filter.check(2_003L)).isEqualTo(Membership.PRESENT);
+            long deadlineHeld = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (pending.holds("pending-adds")) {
+                assertThat(System.nanoTime()).as("the queue lets go once it landed").isLessThan(deadlineHeld);
+                Thread.sleep(20);
+            }
+            long blocked = LongStream.rangeClosed(5_001, 6_000).mapToObj(filter::check)
+                    .filter(Membership.ABSENT::equals).count();
+            assertThat(blocked).as("the filter still blocks what nobody added").isGreaterThan(950);
+        }
+    }
+
+    private final CompletableFuture<Object> rewarm = new CompletableFuture<>();
+}
