@@ -76,6 +76,14 @@ class RememberedMissesTest {
         two.close();
     }
 
+    /** An instance of filter {@code <name>-rolled} during a rolling change, with {@code geometry} its own. */
+    private RedisBloomFilter rollingInstance(String instanceId, FilterGeometry geometry) {
+        Duration heartbeat = Duration.ofSeconds(10);
+        return RedisBloomFilter.builder(name + "-rolled", geometry, store).checkTimeout(TIMEOUT)
+                .rememberMisses(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false))
+                .rollout(heartbeat, heartbeat.multipliedBy(4)).instanceId(instanceId).build();
+    }
+
     private RedisBloomFilter instance(RememberedMisses.Settings settings, KeyType keyType) {
         return instance(settings, keyType, name);
     }
@@ -189,14 +197,8 @@ class RememberedMissesTest {
 
     @Test
     void forgettingAfterACommitReachesTheMissesOfTheOtherGenerationDuringARollingChange() {
-        Duration heartbeat = Duration.ofSeconds(10);
-        RememberedMisses.Settings settings = new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false);
-        String rolled = name + "-rolled";
-        RedisBloomFilter older = RedisBloomFilter.builder(rolled, GEOMETRY, store).checkTimeout(TIMEOUT)
-                .rememberMisses(settings).rollout(heartbeat, heartbeat.multipliedBy(4)).instanceId("older").build();
-        RedisBloomFilter newer = RedisBloomFilter.builder(rolled, FilterGeometry.of(20_000, 0.01), store)
-                .checkTimeout(TIMEOUT).rememberMisses(settings).rollout(heartbeat, heartbeat.multipliedBy(4))
-                .instanceId("newer").build();
+        RedisBloomFilter older = rollingInstance("older", GEOMETRY);
+        RedisBloomFilter newer = rollingInstance("newer", FilterGeometry.of(20_000, 0.01));
         try {
             older.generations().orElseThrow().heartbeat();
             newer.generations().orElseThrow().heartbeat();
@@ -215,14 +217,8 @@ class RememberedMissesTest {
 
     @Test
     void aNewGenerationThatDoesNotAnswerYetRemembersNothingThatAWriterOfTheOldOneCouldNotForget() {
-        Duration heartbeat = Duration.ofSeconds(10);
-        RememberedMisses.Settings settings = new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false);
-        String rolled = name + "-rolled";
-        RedisBloomFilter older = RedisBloomFilter.builder(rolled, GEOMETRY, store).checkTimeout(TIMEOUT)
-                .rememberMisses(settings).rollout(heartbeat, heartbeat.multipliedBy(4)).instanceId("older").build();
-        RedisBloomFilter newer = RedisBloomFilter.builder(rolled, FilterGeometry.of(20_000, 0.01), store)
-                .checkTimeout(TIMEOUT).rememberMisses(settings).rollout(heartbeat, heartbeat.multipliedBy(4))
-                .instanceId("newer").build();
+        RedisBloomFilter older = rollingInstance("older", GEOMETRY);
+        RedisBloomFilter newer = rollingInstance("newer", FilterGeometry.of(20_000, 0.01));
         try {
             // The older instance heartbeats before the newer one starts: it does not know the new generation yet.
             older.generations().orElseThrow().heartbeat();
