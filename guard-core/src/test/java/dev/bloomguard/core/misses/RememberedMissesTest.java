@@ -68,6 +68,12 @@ class RememberedMissesTest {
         one = instance(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, true), null);
         two = instance(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, true), null);
         one.load(LongStream.rangeClosed(1, 5_000).boxed());
+        // Both listen before anything is remembered: an event sent before a subscription is never heard.
+        try (io.lettuce.core.RedisClient admin = io.lettuce.core.RedisClient.create("redis://127.0.0.1:" + redis.port());
+                io.lettuce.core.api.StatefulRedisConnection<String, String> connection = admin.connect()) {
+            String channel = one.keys().events();
+            eventually(() -> connection.sync().pubsubNumsub(channel).getOrDefault(channel, 0L) == 2);
+        }
     }
 
     @AfterEach
