@@ -2,6 +2,7 @@ package dev.bloomguard.spring.interceptor;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInvocation;
@@ -78,7 +79,7 @@ final class ReactiveCalls {
         @SuppressWarnings("unchecked")
         Publisher<Object> published = result == null ? Mono.empty() : (Publisher<Object>) adapter.toPublisher(result);
         Publisher<Object> adding = addingEach(interceptor, operations.put(), target, arguments, published,
-                adapter.isMultiValue());
+                adapter.isMultiValue(), () -> false);
         // Tells the guard's advice further out (see proceed) that the put is made here.
         return adapter.fromPublisher(adapter.isMultiValue()
                 ? Flux.deferContextual(context -> {
@@ -109,11 +110,13 @@ final class ReactiveCalls {
         }
     }
 
+    /** {@code published}, adding each value's key before passing it on, unless {@code madeElsewhere} by then. */
     private static Publisher<Object> addingEach(BloomGuardInterceptor interceptor, BloomOperations.Put put,
-            Object target, Object[] arguments, Publisher<Object> published, boolean multiValue) {
-        return multiValue
-                ? Flux.from(published).concatMap(value -> add(interceptor, put, target, arguments, value).thenReturn(value))
-                : Mono.from(published).flatMap(value -> add(interceptor, put, target, arguments, value).thenReturn(value));
+            Object target, Object[] arguments, Publisher<Object> published, boolean multiValue,
+            BooleanSupplier madeElsewhere) {
+        java.util.function.Function<Object, Mono<Object>> adding = value -> madeElsewhere.getAsBoolean()
+                ? Mono.just(value) : add(interceptor, put, target, arguments, value).thenReturn(value);
+        return multiValue ? Flux.from(published).concatMap(adding) : Mono.from(published).flatMap(adding);
     }
 
     /**
@@ -233,14 +236,10 @@ final class ReactiveCalls {
             return published;
         }
         PutMadeInside inside = new PutMadeInside();
-        Object target = invocation.getThis();
-        Object[] arguments = invocation.getArguments();
+        Publisher<Object> adding = addingEach(interceptor, put, invocation.getThis(), invocation.getArguments(),
+                published, adapter.isMultiValue(), inside::get);
         return adapter.isMultiValue()
-                ? Flux.from(published).concatMap(value -> inside.get() ? Mono.just(value)
-                        : add(interceptor, put, target, arguments, value).thenReturn(value))
-                        .contextWrite(context -> context.put(PutMadeInside.class, inside))
-                : Mono.from(published).flatMap(value -> inside.get() ? Mono.just(value)
-                        : add(interceptor, put, target, arguments, value).thenReturn(value))
-                        .contextWrite(context -> context.put(PutMadeInside.class, inside));
+                ? Flux.from(adding).contextWrite(context -> context.put(PutMadeInside.class, inside))
+                : Mono.from(adding).contextWrite(context -> context.put(PutMadeInside.class, inside));
     }
 }
