@@ -216,9 +216,11 @@ final class PendingAdds implements AutoCloseable {
                     log.info("Filter '{}': re-warmed; blocking again", filter.name());
                 }
                 else {
+                    // Still held meanwhile: giveUp keeps rewarming set, without a gap.
                     scheduler().schedule(() -> {
-                        rewarming = false;
-                        giveUp("its re-warm failed (" + error.getMessage() + ")");
+                        synchronized (this) {
+                            giveUp("its re-warm failed (" + error.getMessage() + ")");
+                        }
                     }, giveUpAfter.toMillis(), TimeUnit.MILLISECONDS);
                 }
             });
