@@ -103,6 +103,8 @@ public final class FilterWarmer implements SmartLifecycle {
      * reload over each other for as long as both run.
      */
     static final Duration FOREIGN_SOURCE_PATIENCE = Duration.ofMinutes(2);
+    /** When ({@link System#nanoTime}) a not-ready check last had such a filter looked at again. */
+    private final Map<String, Long> foreignLookedAt = new ConcurrentHashMap<>();
     private volatile ExecutorService loads;
     private volatile ScheduledExecutorService scheduler;
     /**
@@ -345,17 +347,15 @@ public final class FilterWarmer implements SmartLifecycle {
         submit(task, () -> load(task, false));
     }
 
-    private final Map<String, Long> foreignLookedAt = new ConcurrentHashMap<>();
-
     /** A check of a filter left to another query's instances came back not ready: lost from Redis? */
     private void lookAgainAtForeignFilter(Task task) {
         String name = task.filter().name();
         long now = System.nanoTime();
-        Long last = foreignLookedAt.get(name);
+        // This call looks only if it is the one that moved the time of the last look (once a second).
+        boolean due = foreignLookedAt.merge(name, now,
+                (last, fresh) -> fresh - last < Duration.ofSeconds(1).toNanos() ? last : fresh) == now;
         ScheduledExecutorService current = scheduler;
-        if (last != null && now - last < Duration.ofSeconds(1).toNanos() || current == null || current.isShutdown()
-                || (last == null ? foreignLookedAt.putIfAbsent(name, now) != null
-                        : !foreignLookedAt.replace(name, last, now))) {
+        if (!due || current == null || current.isShutdown()) {
             return;
         }
         current.execute(() -> {
