@@ -66,10 +66,11 @@ import dev.bloomguard.core.warmup.BitmapBuilder;
  * <p>The one thing easy to get wrong: {@link #mightContain} is {@code false} only for
  * {@code ABSENT}. Treating "cannot tell" as "absent" would block real keys.
  *
- * <p>Size: this class still holds probing, checks, adds, the load pipeline, swap and status.
- * Issue 15 splits it along those seams into a small façade; it is not split here because the
- * load-safety fixes of issue 11 (journal, fencing, generations) live in the same code and are
- * easier to review once, in that redesign, than twice.
+ * <p>Size: this class still holds probing, checks, adds, the load pipeline, swap and status
+ * (the pub/sub events have moved to {@code events.FilterEvents}). Issue 15 splits the rest along
+ * those seams into a small façade; not here, because the race fixes of this round (when a check
+ * reads suspension, the order of forget and add) live in the same code and each move would have to
+ * carry its tests' proof again; one redesign, reviewed once, costs less.
  */
 public final class RedisBloomFilter {
 

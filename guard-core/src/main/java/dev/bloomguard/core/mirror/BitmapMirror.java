@@ -188,17 +188,21 @@ public final class BitmapMirror {
 
     /**
      * Sets bits that are known set in Redis (an add, or a key Redis confirmed present), in cached
-     * pages only; pages being read meanwhile are not trusted for clear bits until read again.
+     * pages only; pages being read meanwhile are not trusted for clear bits until read again. A
+     * bit a cached page already has moves no counter: Redis had it before that page was read, so
+     * before any read still under way (bits are only cleared by a swap, which {@link #clear} counts).
      */
     public void apply(int shard, long[] offsets, int from, int count) {
         long firstPage = shard * pagesPerShard;
         for (int i = from; i < from + count; i++) {
             long offset = offsets[i];
             long index = firstPage + offset / pageBits;
-            applied.incrementAndGet(stripe(index));
             Page page = pages.getIfPresent(index);
-            if (page != null) {
-                page.set(offset % pageBits);
+            if (page == null || !page.get(offset % pageBits)) {
+                applied.incrementAndGet(stripe(index));
+                if (page != null) {
+                    page.set(offset % pageBits);
+                }
             }
         }
     }
