@@ -76,6 +76,8 @@ public final class LettuceBitmapStore implements BitmapStore {
     private static final LuaScript REMEMBER_MISS = LuaScript.of("now-function", "remember-miss");
     private static final LuaScript MISS_REMEMBERED = LuaScript.of("now-function", "miss-remembered");
     private static final LuaScript FORGET_MISSES_IF_IN_USE = LuaScript.of("now-function", "forget-misses-if-in-use");
+    private static final LuaScript ANNOUNCE = LuaScript.of("now-function", "announce");
+    private static final LuaScript TRUST = LuaScript.of("now-function", "trust");
 
     /**
      * Runs what must not run on a Redis I/O thread or the JDK's one timeout thread: blocking calls
@@ -184,6 +186,19 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
+    public CompletableFuture<Boolean> announceAsync(String metaKey, String channel, byte[] message) {
+        return this.<Long>scriptAsync("announce", operationTimeout, ANNOUNCE, ScriptOutputType.INTEGER,
+                new byte[][] { bytes(metaKey) }, bytes(channel), message).thenApply(published -> published != null && published == 1);
+    }
+
+    @Override
+    public long[] renewTrust(String metaKey, String channel, byte[] ping, Duration ttl) {
+        List<Long> reply = script("trust", TRUST, ScriptOutputType.MULTI, new byte[][] { bytes(metaKey) }, bytes(channel),
+                ping, bytes(Long.toString(ttl.toMillis())));
+        return new long[] { reply.get(0), reply.get(1), reply.get(2) };
+    }
+
+    @Override
     public CompletableFuture<Void> publishAsync(String channel, byte[] message) {
         return callAsync("PUBLISH", operationTimeout, commands -> List.of(commands.publish(bytes(channel), message)))
                 .thenApply(receivers -> null);
@@ -251,7 +266,7 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
-    public AutoCloseable subscribe(String channel, java.util.function.Consumer<byte[]> listener) {
+    public Subscription subscribe(String channel, ChannelListener listener) {
         try {
             return connections.subscribe(bytes(channel), listener);
         }

@@ -13,10 +13,13 @@ redis.call('RENAME', KEYS[1], KEYS[2])
 -- What writers and remembers tell each other outlives the load: see remember-miss.lua.
 local missesUntil = redis.call('HGET', KEYS[4], 'missesUntil')
 local unmarkedAddAt = redis.call('HGET', KEYS[4], 'unmarkedAddAt')
+-- And so does whether writers without a mirror must announce their adds: see trust.lua.
+local trustingUntil = redis.call('HGET', KEYS[4], 'trustingUntil')
 redis.call('DEL', KEYS[5], KEYS[4])
 if #ARGV > 5 then
   redis.call('HSET', KEYS[4], unpack(ARGV, 6))
   if missesUntil then redis.call('HSET', KEYS[4], 'missesUntil', missesUntil) end
   if unmarkedAddAt then redis.call('HSET', KEYS[4], 'unmarkedAddAt', unmarkedAddAt) end
+  if trustingUntil then redis.call('HSET', KEYS[4], 'trustingUntil', trustingUntil) end
 end
 return replayed
