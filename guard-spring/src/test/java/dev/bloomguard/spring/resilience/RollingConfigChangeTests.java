@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -119,6 +121,63 @@ class RollingConfigChangeTests {
                 }
                 assertThat(GuardedApp.rejected(upgraded.getBean(GuardedApp.Directory.class)))
                         .as("the new query's filter blocks absent keys").isGreaterThan(950);
+            }
+        }
+    }
+
+    /**
+     * A rolling deploy that changes the geometry and the warmup query at once. The old instance
+     * (its geometry, a query that leaves out the newest rows) and the new one (another geometry,
+     * a query that leaves out the oldest, as a new {@code WHERE} would) each write to both
+     * generations, and the new one answers from the old generation until its own covers every
+     * writer. Neither may block a row its own query returns, nor one created through either, at
+     * any moment of the rollout; once the old instance is gone the new one blocks absent keys.
+     */
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void neitherInstanceBlocksItsQuerysRowsWhenGeometryAndWarmupQueryChangeTogether(GuardedApp.Source source)
+            throws Exception {
+        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
+                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 2000) g");
+        // Rows 2..1000 only the old query returns, 3002..4000 only the new one.
+        List<Long> oldQueryRows = LongStream.rangeClosed(1, 1500).map(i -> 2 * i).boxed().toList();
+        List<Long> newQueryRows = LongStream.rangeClosed(501, 2000).map(i -> 2 * i).boxed().toList();
+        List<String> newConfig = new ArrayList<>(List.of(FAST_ROLLOUT));
+        newConfig.add("bloom-guard.filters.user.expected-insertions=200000");
+        try (RedisServer redis = RedisServer.start();
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                StatefulRedisConnection<String, String> admin = client.connect()) {
+            ConfigurableApplicationContext old = GuardedApp.start(source, redis.port(), "rollout", TABLE,
+                    "SELECT id FROM " + TABLE + " WHERE id <= 3000", FAST_ROLLOUT);
+            try {
+                GuardedApp.Directory oldInstance = old.getBean(GuardedApp.Directory.class);
+                List<Long> created = new ArrayList<>();
+                try (ConfigurableApplicationContext upgraded = GuardedApp.start(source, redis.port(), "rollout", TABLE,
+                        "SELECT id FROM " + TABLE + " WHERE id > 1000", newConfig.toArray(String[]::new))) {
+                    GuardedApp.Directory newInstance = upgraded.getBean(GuardedApp.Directory.class);
+                    assertThat(liveKeys(admin)).as("the new configuration's generation beside the old").hasSize(2);
+
+                    long until = System.nanoTime() + Duration.ofSeconds(4).toNanos();
+                    while (System.nanoTime() < until) {
+                        created.add(oldInstance.create());
+                        created.add(newInstance.create());
+                        assertFoundThroughEach(Stream.concat(newQueryRows.stream(), created.stream()).toList(), newInstance);
+                        assertFoundThroughEach(Stream.concat(oldQueryRows.stream(), created.stream()).toList(), oldInstance);
+                    }
+
+                    old.close(); // the last old instance goes: the rollout is over
+                    until = System.nanoTime() + Duration.ofSeconds(4).toNanos();
+                    while (System.nanoTime() < until) {
+                        created.add(newInstance.create());
+                        assertFoundThroughEach(Stream.concat(newQueryRows.stream(), created.stream()).toList(), newInstance);
+                    }
+                    assertThat(GuardedApp.rejectedWithin(newInstance, Duration.ofSeconds(5)))
+                            .as("absent keys of 1,000 the new instance blocks once the rollout is over")
+                            .isGreaterThanOrEqualTo(900);
+                }
+            }
+            finally {
+                old.close();
             }
         }
     }
