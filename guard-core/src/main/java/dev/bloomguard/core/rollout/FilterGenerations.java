@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -425,7 +426,7 @@ public final class FilterGenerations implements AutoCloseable {
                 // warmer lifts our suspension once our own generation is loaded from our query,
                 // whatever generation answers. Suspended here, its "absent" lets the key through
                 // until our own generation answers (or both bitmaps come from one source).
-                candidate.setBlockingSuspended(!java.util.Objects.equals(meta.get(SOURCE), ownSource));
+                candidate.setBlockingSuspended(!Objects.equals(meta.get(SOURCE), ownSource));
                 return candidate;
             }
         }
