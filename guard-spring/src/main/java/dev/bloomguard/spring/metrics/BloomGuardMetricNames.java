@@ -31,6 +31,11 @@ public final class BloomGuardMetricNames {
 
     /** Gauge of the bytes a filter's local mirror holds in memory, tag {@code filter}. */
     public static final String MIRROR_MEMORY = "bloomguard.mirror.memory";
+    /**
+     * 1 while the local mirror hears other instances' adds (with {@code trust-absent}: while it may
+     * block from memory), 0 otherwise, tag {@code filter}.
+     */
+    public static final String MIRROR_HEARING = "bloomguard.mirror.hearing";
 
     /**
      * Timer of each load of a filter from its warmup source (startup, re-warm, rebuild), from the

@@ -10,8 +10,9 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
- * {@code bloomguard.mirror.lookups{filter, result = hit | miss | confirmed}} and
- * {@code bloomguard.mirror.memory{filter}} for every filter with a local mirror. They read the
+ * {@code bloomguard.mirror.lookups{filter, result = hit | miss | confirmed}},
+ * {@code bloomguard.mirror.memory{filter}} and {@code bloomguard.mirror.hearing{filter}} for every
+ * filter with a local mirror. They read the
  * mirror's own counters, so a scrape costs no Redis command.
  */
 public final class MirrorMetrics {
@@ -30,6 +31,14 @@ public final class MirrorMetrics {
                     value -> value.mirrorStats().map(MirrorStats::memoryBytes).orElse(0L))
                     .description("Bytes of the filter's bitmap held by the local mirror")
                     .baseUnit("bytes")
+                    .tag(BloomGuardMetricNames.TAG_FILTER, filter.name())
+                    .strongReference(true)
+                    .register(registry);
+            // A trusting mirror that hears nothing (pub/sub blocked, its pings lost) quietly asks Redis for every absent key.
+            Gauge.builder(BloomGuardMetricNames.MIRROR_HEARING, filter,
+                    value -> value.mirrorStats().map(stats -> stats.hearing() ? 1.0 : 0.0).orElse(0.0))
+                    .description("1 while the local mirror hears other instances' adds (with trust-absent: while it may"
+                            + " block from memory), else 0")
                     .tag(BloomGuardMetricNames.TAG_FILTER, filter.name())
                     .strongReference(true)
                     .register(registry);

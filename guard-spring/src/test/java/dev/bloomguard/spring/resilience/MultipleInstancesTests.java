@@ -279,6 +279,11 @@ class MultipleInstancesTests {
                 Thread.sleep(20);
             }
             assertThat(GuardedApp.rejected(onTrusting)).as("absent ids of 1,000 blocked").isGreaterThan(950);
+            io.micrometer.core.instrument.MeterRegistry meters = trusting.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+            assertThat(meters.get("bloomguard.mirror.hearing").tag("filter", "user").gauge().value())
+                    .as("the trusting mirror hears").isEqualTo(1.0);
+            assertThat(old.getBean(io.micrometer.core.instrument.MeterRegistry.class).find("bloomguard.mirror.hearing")
+                    .gauge()).as("no mirror, no gauge").isNull();
 
             for (int i = 0; i < 200; i++) {
                 long id = onOld.create();
