@@ -120,7 +120,16 @@ public final class TrustLease implements AutoCloseable {
         long after = lease[1];
         long redisNow = lease[2];
         if (after == 0) {
-            return; // not loaded yet: writers have nothing to announce to a filter nobody may trust
+            // Not loaded, or no longer (FLUSHALL, a restart with nothing): writers stop announcing,
+            // so what the mirror holds may miss every add from now on. Trust ends at once.
+            validUntil = started;
+            if (written != 0) {
+                written = 0;
+                distrust.run();
+                log.info("Filter '{}': its :meta is gone from Redis; the mirror blocks nothing from memory until"
+                        + " the filter is loaded again", name);
+            }
+            return;
         }
         if (written == 0 || before < written || before <= redisNow) {
             // Writers without a mirror may have added without announcing: this lease is new, Redis

@@ -11,6 +11,10 @@ import java.util.concurrent.CompletableFuture;
  * The few Redis operations a filter needs. Every method is one round trip unless it says
  * otherwise; a missing key reads as all zeros, as Redis itself does. Every failure, refusal or
  * timeout is a {@link BitmapStoreException}.
+ *
+ * <p>Size: one SPI of about 25 methods, most a line of contract each; issue 15 splits it into
+ * role interfaces (checks, writes, load, journal, coordination). Not split here: every
+ * implementation (the Lettuce store, the benchmark's in-memory one) would change with it.
  */
 public interface BitmapStore {
 

@@ -440,6 +440,36 @@ class BitmapMirrorTest {
         }
     }
 
+    /**
+     * FLUSHALL (or a restart with nothing): the trust lease goes with {@code :meta}, writers stop
+     * announcing, and the cached pages would miss every add from then on. Trust ends at the next
+     * renewal, not when the lease would have run out.
+     */
+    @Test
+    void aTrustingMirrorStopsBlockingFromMemoryOnceRedisLostTheFilter() throws Exception {
+        String name = name();
+        RedisBloomFilter plain = RedisBloomFilter.builder(name, geometry(), storeB).checkTimeout(TIMEOUT).build();
+        RedisBloomFilter trusting = mirrored(name, storeA, trusting(Duration.ofMinutes(10)));
+        try {
+            plain.load(LongStream.rangeClosed(1, 10_000).boxed());
+            awaitHearing(trusting);
+            warmTrustedPages(trusting);
+            List<Long> addedAfter = absentKeys(trusting, 3);
+
+            adminConnection.sync().flushall();
+            long flushedAt = System.nanoTime();
+            await("trust ended", () -> !trusting.mirrorStats().orElseThrow().hearing());
+            assertThat(Duration.ofNanos(System.nanoTime() - flushedAt)).as("how long it trusted a lost filter")
+                    .isLessThan(Duration.ofSeconds(5));
+            addedAfter.forEach(plain::add);
+            assertThat(addedAfter).as("added after the flush").noneMatch(id -> trusting.check(id) == Membership.ABSENT);
+        }
+        finally {
+            trusting.close();
+            plain.close();
+        }
+    }
+
     /** Nobody trusts a mirror: an instance without one announces nothing, and costs no PUBLISH. */
     @Test
     void withoutATrustingMirrorAWriterWithoutAMirrorPublishesNothing() throws Exception {
