@@ -1,22 +1,26 @@
 package dev.bloomguard.bench;
 
-import java.io.IOException;
-import java.lang.management.ManagementFactory;
+import static dev.bloomguard.bench.BenchSupport.ABSENT_BASE;
+import static dev.bloomguard.bench.BenchSupport.FPP;
+import static dev.bloomguard.bench.BenchSupport.PRESENT;
+import static dev.bloomguard.bench.BenchSupport.awaitAll;
+import static dev.bloomguard.bench.BenchSupport.batchMillis;
+import static dev.bloomguard.bench.BenchSupport.log;
+import static dev.bloomguard.bench.BenchSupport.stream;
+import static dev.bloomguard.bench.BenchSupport.time;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongConsumer;
 import java.util.stream.LongStream;
 
 import javax.sql.DataSource;
@@ -63,31 +67,20 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
  */
 public final class BenchmarkSuite {
 
-    private static final long PRESENT = 1_000_000;
-    private static final long ABSENT_BASE = 1_000_000_000L;
-    private static final double FPP = 0.01;
-
-    private final Settings settings;
-    private final StringBuilder header = new StringBuilder();
-    private final StringBuilder report = new StringBuilder();
-    private final List<String[]> targets = new ArrayList<>();
+    private final SuiteSettings settings;
+    private final Report report = new Report();
     private final Path docs;
 
-    private record Settings(String name, int rounds, int warmupOps, int singleOps, long threadWarmupMillis,
-            long threadMeasureMillis, int batchesPerRound, long peerLoadCapMillis, long[] warmupSizes,
-            long fppAbsentKeys) {
-    }
-
-    private BenchmarkSuite(Settings settings, Path docs) {
+    private BenchmarkSuite(SuiteSettings settings, Path docs) {
         this.settings = settings;
         this.docs = docs;
     }
 
     public static void main(String[] args) throws Exception {
         boolean full = List.of(args).contains("--full");
-        Settings settings = full
-                ? new Settings("full", 5, 20_000, 50_000, 2_000, 10_000, 500, 30_000, new long[] { 1_000_000, 10_000_000 }, 1_000_000)
-                : new Settings("quick", 3, 3_000, 10_000, 500, 2_000, 100, 8_000, new long[] { 1_000_000, 10_000_000 }, 1_000_000);
+        SuiteSettings settings = full
+                ? new SuiteSettings("full", 5, 20_000, 50_000, 2_000, 10_000, 500, 30_000, new long[] { 1_000_000, 10_000_000 }, 1_000_000)
+                : new SuiteSettings("quick", 3, 3_000, 10_000, 500, 2_000, 100, 8_000, new long[] { 1_000_000, 10_000_000 }, 1_000_000);
         Path docs = Path.of("docs");
         Files.createDirectories(docs);
         int only = List.of(args).indexOf("--only");
@@ -136,29 +129,27 @@ public final class BenchmarkSuite {
                 LongStream.rangeClosed(1, PRESENT).forEach(guava::put);
 
                 var nativeCommands = ((LettuceConnection) factory.getConnection()).getNativeConnection();
-                CheckApproach ping = Approaches.ping(nativeCommands);
-                CheckApproach ours = Approaches.bloomGuard(filter);
-                CheckApproach theirs = Approaches.redisson(redissonFilter);
-                CheckApproach getbit = Approaches.pipelinedGetbit(plain, batch, filter.keys().live(), filter.geometry());
-                CheckApproach lua = Approaches.luaGetbit(plain, filter.keys().live(), filter.geometry());
-                CheckApproach inMemory = Approaches.guava(guava);
+                Peers peers = new Peers(Approaches.ping(nativeCommands), Approaches.bloomGuard(filter),
+                        Approaches.redisson(redissonFilter),
+                        Approaches.pipelinedGetbit(plain, batch, filter.keys().live(), filter.geometry()),
+                        Approaches.luaGetbit(plain, filter.keys().live(), filter.geometry()), Approaches.guava(guava));
 
-                checkLatency(List.of(ping, ours, theirs, getbit, lua, inMemory), plain);
+                checkLatency(peers, plain);
                 RedisBloomFilter mirrored = RedisBloomFilter.builder("bench", FilterGeometry.of(PRESENT, FPP), store)
                         .checkTimeout(Duration.ofSeconds(5))
                         .mirror(dev.bloomguard.core.mirror.MirrorSettings.of(64L << 20, Duration.ofMinutes(10))).build();
                 try {
-                    mirror(ours, mirrored);
+                    mirror(peers.bloomGuard(), mirrored);
                 }
                 finally {
                     mirrored.close();
                 }
-                batchCheck(List.of(ours, theirs, getbit));
-                reactive(filter, ours);
+                batchCheck(peers);
+                reactive(filter, peers.bloomGuard());
                 falsePositives(filter, redissonFilter, store);
                 warmup(postgres.dataSource(), store, redisson, plain);
                 journalReplay(store, plain);
-                cluster(postgres.dataSource(), ours, store);
+                cluster(postgres.dataSource(), peers.bloomGuard(), store);
                 pastOneRedisString(store);
                 memory(plain, filter, redissonFilter);
             }
@@ -173,12 +164,7 @@ public final class BenchmarkSuite {
         underAttack();
         report.append("\nTotal run time: ").append(Duration.ofNanos(System.nanoTime() - started).toSeconds())
                 .append(" s.\n");
-        StringBuilder summary = new StringBuilder("## Targets\n\n| target | measured | met |\n|---|---|---|\n");
-        for (String[] target : targets) {
-            summary.append("| ").append(target[0]).append(" | ").append(target[1]).append(" | ").append(target[2])
-                    .append(" |\n");
-        }
-        Files.writeString(docs.resolve("benchmarks.md"), header + summary.toString() + "\n" + report);
+        Files.writeString(docs.resolve("benchmarks.md"), report.document());
         log("Wrote %s", docs.resolve("benchmarks.md").toAbsolutePath());
     }
 
@@ -190,28 +176,12 @@ public final class BenchmarkSuite {
         try (Connection connection = postgres.dataSource().getConnection()) {
             postgresVersion = connection.getMetaData().getDatabaseProductVersion();
         }
-        header.append("# Benchmarks\n\n")
-                .append("Produced by `./mvnw -q -Pbench -pl demo-app,guard-bench -am verify -DskipTests`")
-                .append(arguments.isBlank() ? "" : " (arguments: `" + arguments + "`)")
-                .append(" on ").append(LocalDate.now()).append(", mode **").append(settings.name()).append("**: ")
-                .append(settings.rounds()).append(" rounds per figure; each figure is the median of the rounds with")
-                .append(" [min–max] after it. Every number in this file and every chart comes from the same run.\n\n")
-                .append("| | |\n|---|---|\n")
-                .append("| machine | ").append(Runtime.getRuntime().availableProcessors()).append(" cores, ")
-                .append(cpuModel()).append(", ").append(memoryGiB()).append(" GiB |\n")
-                .append("| JVM | ").append(System.getProperty("java.vm.name")).append(' ')
-                .append(System.getProperty("java.version")).append(" |\n")
-                .append("| Redis | ").append(redisVersion).append(" on loopback |\n")
-                .append("| PostgreSQL | ").append(postgresVersion).append(" |\n")
-                .append("| Redisson | ").append(Redisson.class.getPackage().getImplementationVersion() == null ? "3.50.0"
-                        : Redisson.class.getPackage().getImplementationVersion()).append(" (default configuration) |\n")
-                .append("| filter | ").append(String.format("%,d", PRESENT)).append(" keys at fpp ").append(FPP)
-                .append("; checks ask 50% present / 50% absent keys |\n\n");
+        report.header(arguments, settings, redisVersion, postgresVersion);
     }
 
-    private void checkLatency(List<CheckApproach> approaches, StatefulRedisConnection<String, String> plain)
-            throws Exception {
+    private void checkLatency(Peers peers, StatefulRedisConnection<String, String> plain) throws Exception {
         log("Check latency and throughput");
+        List<CheckApproach> approaches = peers.all();
         Latency latency = new Latency(PRESENT, ABSENT_BASE);
         Map<String, List<Latency.Round>> single = new LinkedHashMap<>();
         Map<String, List<Latency.Round>> eight = new LinkedHashMap<>();
@@ -223,9 +193,9 @@ public final class BenchmarkSuite {
                         latency.threads(approach, 8, settings.threadWarmupMillis(), settings.threadMeasureMillis()));
             }
         }
-        String baseline = approaches.get(0).name();
+        String baseline = peers.ping().name();
         double pingP50 = Stats.median(p50(single.get(baseline)));
-        double redissonEight = Stats.median(throughput(eight.get(approaches.get(2).name())));
+        double redissonEight = Stats.median(throughput(eight.get(peers.redisson().name())));
         report.append("## Check: one key\n\n")
                 .append("| approach | 1 thread p50 µs | p99 µs | p50 / PING | 1 thread checks/s | 8 threads checks/s |")
                 .append(" 8 threads p50 µs | p99 µs | 8 threads vs Redisson |\n|---|---|---|---|---|---|---|---|---|\n");
@@ -248,11 +218,11 @@ public final class BenchmarkSuite {
             bars.add(new double[] { Stats.median(micros(p50(one))), Stats.median(micros(p99(one))),
                     Stats.median(micros(p50(many))) });
         }
-        double oursP50 = Stats.median(p50(single.get(approaches.get(1).name())));
-        double oursEight = Stats.median(throughput(eight.get(approaches.get(1).name())));
-        target("one check: p50 within 1.1× of PING, 1 thread", String.format("%.2f×", oursP50 / pingP50),
+        double oursP50 = Stats.median(p50(single.get(peers.bloomGuard().name())));
+        double oursEight = Stats.median(throughput(eight.get(peers.bloomGuard().name())));
+        report.target("one check: p50 within 1.1× of PING, 1 thread", String.format("%.2f×", oursP50 / pingP50),
                 oursP50 / pingP50 <= 1.1);
-        target("8 threads: at least 2× Redisson's throughput", String.format("%.2f×", oursEight / redissonEight),
+        report.target("8 threads: at least 2× Redisson's throughput", String.format("%.2f×", oursEight / redissonEight),
                 oursEight / redissonEight >= 2);
         report.append("Single-thread p50 ratios a little below 1.00× are noise: on this VM the loopback round trip")
                 .append(" moves between runs by more than the difference between a PING and a check. What Redis itself")
@@ -305,9 +275,9 @@ public final class BenchmarkSuite {
         double latencyRatio = Stats.median(asyncP50) / Stats.median(blockingP50);
         double eightThreads = Stats.median(blockingEight);
         double oneThread64 = Stats.median(inFlight.get(64));
-        target("non-blocking check: one awaited call within 1.1× of the blocking check (p50)",
+        report.target("non-blocking check: one awaited call within 1.1× of the blocking check (p50)",
                 String.format("%.2f×", latencyRatio), latencyRatio <= 1.1);
-        target("non-blocking check: 1 thread with 64 in flight at least the throughput of 8 blocking threads",
+        report.target("non-blocking check: 1 thread with 64 in flight at least the throughput of 8 blocking threads",
                 String.format("%.2f×", oneThread64 / eightThreads), oneThread64 >= eightThreads);
         report.append("## Non-blocking check (Mono/Flux)\n\n")
                 .append("`checkAsync`, which guards methods returning `Mono`/`Flux`, against the blocking `check`, on the")
@@ -393,9 +363,9 @@ public final class BenchmarkSuite {
         }
         double presentRatio = Stats.median(p50.get(redisPresent.name())) / Stats.median(p50.get(mirrorPresent.name()));
         double absentRatio = Stats.median(p50.get(mirrorAbsent.name())) / Stats.median(p50.get(redisAbsent.name()));
-        target("local mirror: present keys at least 50× faster than the Redis check (p50)",
+        report.target("local mirror: present keys at least 50× faster than the Redis check (p50)",
                 String.format("%.0f× faster", presentRatio), presentRatio >= 50);
-        target("local mirror: absent keys no slower than the Redis check alone (p50)",
+        report.target("local mirror: absent keys no slower than the Redis check alone (p50)",
                 String.format("%.2f× the Redis check", absentRatio), absentRatio <= 1.05);
         report.append("## Local mirror\n\n")
                 .append("The same filter with `local-mirror.enabled` (64 MB budget, all pages loaded) against the plain")
@@ -452,8 +422,9 @@ public final class BenchmarkSuite {
         report.append('\n');
     }
 
-    private void batchCheck(List<CheckApproach> approaches) throws Exception {
+    private void batchCheck(Peers peers) throws Exception {
         log("Batch check of 1,000 keys");
+        List<CheckApproach> approaches = peers.batching();
         Latency latency = new Latency(PRESENT, ABSENT_BASE);
         Map<String, List<Double>> millis = new LinkedHashMap<>();
         long sequence = 0;
@@ -465,13 +436,13 @@ public final class BenchmarkSuite {
                 }
                 approach.containsAll(warm);
                 millis.computeIfAbsent(approach.name(), name -> new ArrayList<>())
-                        .add(batchMillis(approach, latency, sequence));
+                        .add(batchMillis(approach, latency, sequence, settings.batchesPerRound()));
                 sequence += 1000L * settings.batchesPerRound();
             }
         }
-        double redisson = Stats.median(millis.get(approaches.get(1).name()));
-        double oursBatch = Stats.median(millis.get(approaches.get(0).name()));
-        target("batch of 1,000: at least 2× faster than Redisson contains(Collection), saying which keys",
+        double redisson = Stats.median(millis.get(peers.redisson().name()));
+        double oursBatch = Stats.median(millis.get(peers.bloomGuard().name()));
+        report.target("batch of 1,000: at least 2× faster than Redisson contains(Collection), saying which keys",
                 String.format("%.2f× faster, per key", redisson / oursBatch), redisson / oursBatch >= 2);
         report.append("## Check: a batch of 1,000 keys\n\n")
                 .append("| approach | p50 ms per batch | vs Redisson | says which keys |\n|---|---|---|---|\n");
@@ -513,7 +484,7 @@ public final class BenchmarkSuite {
         FilterGeometry geometry = filter.geometry();
         double theoretical = geometry.expectedFpp(PRESENT);
         double measured = (double) ours / absent;
-        target("fpp over " + String.format("%,d", absent) + " absent keys within 5% of (1 − e^(−kn/m))^k",
+        report.target("fpp over " + String.format("%,d", absent) + " absent keys within 5% of (1 − e^(−kn/m))^k",
                 String.format("%.3f× theoretical", measured / theoretical), Math.abs(measured / theoretical - 1) <= 0.05);
         report.append("## False positives\n\n")
                 .append("| filter | absent keys checked | measured fpp | theoretical (1 − e^(−kn/m))^k | measured / theoretical |\n")
@@ -591,13 +562,13 @@ public final class BenchmarkSuite {
             Capped redissonLoad = redissonLoad(dataSource, sql, keys, redisson);
             Capped setbitLoad = setbitLoad(dataSource, sql, keys, plain);
             double floorSeconds = Stats.median(floor);
-            row(keys, "plain JDBC streaming (floor)", Stats.spread(floor, "%.2f"), keys / floorSeconds, 1.0);
-            row(keys, "bloom-guard load", Stats.spread(ours, "%.2f"), keys / Stats.median(ours),
+            report.row(keys, "plain JDBC streaming (floor)", Stats.spread(floor, "%.2f"), keys / floorSeconds, 1.0);
+            report.row(keys, "bloom-guard load", Stats.spread(ours, "%.2f"), keys / Stats.median(ours),
                     Stats.median(ours) / floorSeconds);
-            row(keys, "Redisson add(Collection)" + (redissonLoad.extrapolated ? " *" : ""),
+            report.row(keys, "Redisson add(Collection)" + (redissonLoad.extrapolated ? " *" : ""),
                     String.format("%.1f", redissonLoad.seconds), keys / redissonLoad.seconds,
                     redissonLoad.seconds / floorSeconds);
-            row(keys, "pipelined SETBIT" + (setbitLoad.extrapolated ? " *" : ""), String.format("%.1f", setbitLoad.seconds),
+            report.row(keys, "pipelined SETBIT" + (setbitLoad.extrapolated ? " *" : ""), String.format("%.1f", setbitLoad.seconds),
                     keys / setbitLoad.seconds, setbitLoad.seconds / floorSeconds);
             seconds.computeIfAbsent("JDBC floor", name -> new double[sizes.length])[s] = floorSeconds;
             seconds.computeIfAbsent("bloom-guard", name -> new double[sizes.length])[s] = Stats.median(ours);
@@ -606,10 +577,10 @@ public final class BenchmarkSuite {
         }
         int last = sizes.length - 1;
         double oursLargest = seconds.get("bloom-guard")[last];
-        target(String.format("warmup of %,d keys within 1.3× of JDBC streaming", (long) sizes[last]),
+        report.target(String.format("warmup of %,d keys within 1.3× of JDBC streaming", (long) sizes[last]),
                 String.format("%.2f×", oursLargest / seconds.get("JDBC floor")[last]),
                 oursLargest / seconds.get("JDBC floor")[last] <= 1.3);
-        target(String.format("warmup of %,d keys at least 50× faster than Redisson add(Collection)", (long) sizes[last]),
+        report.target(String.format("warmup of %,d keys at least 50× faster than Redisson add(Collection)", (long) sizes[last]),
                 String.format("%.0f×", seconds.get("Redisson add(Collection)")[last] / oursLargest),
                 seconds.get("Redisson add(Collection)")[last] / oursLargest >= 50);
         Charts.lines(docs.resolve("bench-warmup.png"), "Warmup time vs keys (log-log)", "keys", "s", sizes, seconds, false);
@@ -634,7 +605,7 @@ public final class BenchmarkSuite {
         }
         double plainNanos = results.get("unannotatedNoOp").getScore();
         double guardedNanos = results.get("annotatedNoOp").getScore();
-        target("aspect overhead under 1 µs per call", String.format("%.0f ns", guardedNanos - plainNanos),
+        report.target("aspect overhead under 1 µs per call", String.format("%.0f ns", guardedNanos - plainNanos),
                 guardedNanos - plainNanos < 1000);
         report.append("## Guard overhead (JMH)\n\n")
                 .append("A no-op method with `@BloomGuard(filter = \"bench\", key = \"#id\")` on its interface against the")
@@ -645,7 +616,7 @@ public final class BenchmarkSuite {
                 score.getScoreError())));
         double monoNanos = results.get("unannotatedMonoNoOp").getScore();
         double guardedMonoNanos = results.get("annotatedMonoNoOp").getScore();
-        target("reactive aspect overhead under 1 µs per call (Mono)", String.format("%.0f ns", guardedMonoNanos - monoNanos),
+        report.target("reactive aspect overhead under 1 µs per call (Mono)", String.format("%.0f ns", guardedMonoNanos - monoNanos),
                 guardedMonoNanos - monoNanos < 1000);
         report.append(String.format("%nThe aspect's own cost, annotated − unannotated: **%.0f ns** per call", guardedNanos - plainNanos))
                 .append(String.format(" (of which the filter check itself, hashing included, is %.0f ns).", 
@@ -696,7 +667,7 @@ public final class BenchmarkSuite {
     private void underAttack() throws Exception {
         UnderAttackReport result = underAttackReport();
         report.append(result.section(false)).append('\n');
-        targets.addAll(result.targets());
+        report.targets(result.targets());
     }
 
     /** {@code --only under-attack}: replaces that section and its targets in the existing file. */
@@ -713,34 +684,9 @@ public final class BenchmarkSuite {
     private void journalReplay(LettuceBitmapStore store, StatefulRedisConnection<String, String> plain) {
         log("Journal replay: a load with 1,000,000 journaled adds");
         JournalReplayScenario replay = JournalReplayScenario.measure(store, plain, PRESENT, FPP, 1_000_000);
-        target("a load replaying 1,000,000 journaled adds holds Redis at most 10 ms in any one command",
+        report.target("a load replaying 1,000,000 journaled adds holds Redis at most 10 ms in any one command",
                 String.format(Locale.ROOT, "%.1f ms", replay.longestMicros() / 1000.0), replay.longestMicros() <= 10_000);
         report.append(replay.section());
-    }
-
-    private void target(String target, String measured, boolean met) {
-        targets.add(new String[] { target, measured, met ? "yes" : "**no**" });
-    }
-
-    /**
-     * Median milliseconds of {@code batchesPerRound} batches of 1,000 keys (half present) from
-     * {@code sequence} on; fails when a batch finds too few present keys to be a real check.
-     */
-    private double batchMillis(CheckApproach approach, Latency latency, long sequence) throws Exception {
-        long[] nanos = new long[settings.batchesPerRound()];
-        for (int b = 0; b < nanos.length; b++) {
-            List<Long> ids = new ArrayList<>(1000);
-            for (int i = 0; i < 1000; i++) {
-                ids.add(latency.idFor(sequence++));
-            }
-            long before = System.nanoTime();
-            int present = approach.containsAll(ids);
-            nanos[b] = System.nanoTime() - before;
-            if (present < 480) {
-                throw new IllegalStateException(approach.name() + " found only " + present + " of 500 present keys");
-            }
-        }
-        return Stats.percentile(Stats.sorted(nanos), 50) / 1e6;
     }
 
     /**
@@ -790,7 +736,7 @@ public final class BenchmarkSuite {
                 for (int round = 0; round < settings.rounds(); round++) {
                     for (CheckApproach approach : List.of(standalone, clustered)) {
                         batch.computeIfAbsent(approach.name(), name -> new ArrayList<>())
-                                .add(batchMillis(approach, latency, sequence));
+                                .add(batchMillis(approach, latency, sequence, settings.batchesPerRound()));
                         sequence += 1000L * settings.batchesPerRound();
                     }
                 }
@@ -861,15 +807,11 @@ public final class BenchmarkSuite {
                 .append(String.format("| present keys checked | 100,000, of which passed: %,d |%n", present))
                 .append(String.format("| absent keys checked | 200,000, measured fpp %.5f (theoretical %.5f) |%n%n",
                         positives / 200_000.0, geometry.expectedFpp(keys)));
-        target("a filter past 2^32 bits loads and has no false negative", String.format("%,d of 100,000 present keys passed",
+        report.target("a filter past 2^32 bits loads and has no false negative", String.format("%,d of 100,000 present keys passed",
                 present), present == 100_000);
         for (int shard = 0; shard < geometry.shards(); shard++) {
             store.delete(huge.keys().live(shard));
         }
-    }
-
-    private void row(long keys, String approach, String secondsText, double keysPerSecond, double vsFloor) {
-        report.append(String.format("| %,d | %s | %s | %,.0f | %.2f× |%n", keys, approach, secondsText, keysPerSecond, vsFloor));
     }
 
     private record Capped(double seconds, boolean extrapolated) {
@@ -968,7 +910,7 @@ public final class BenchmarkSuite {
         }
         awaitAll(pending);
         long setbit = sync.memoryUsage(setbitKey);
-        target("Redis memory within 1.1× of the bitmap", String.format("%.2f×", (double) ours / bitmapBytes),
+        report.target("Redis memory within 1.1× of the bitmap", String.format("%.2f×", (double) ours / bitmapBytes),
                 (double) ours / bitmapBytes <= 1.1);
         report.append("## Redis memory for ").append(String.format("%,d", PRESENT)).append(" keys at fpp ").append(FPP)
                 .append("\n\n`MEMORY USAGE` of each approach's keys against the size of bloom-guard's bitmap (")
@@ -979,49 +921,6 @@ public final class BenchmarkSuite {
                         redissonBits + (redissonConfig == null ? 0 : redissonConfig),
                         (double) (redissonBits + (redissonConfig == null ? 0 : redissonConfig)) / bitmapBytes))
                 .append(String.format("| same bits grown by SETBIT | %,d | %.2f× |%n%n", setbit, (double) setbit / bitmapBytes));
-    }
-
-    private static void awaitAll(List<RedisFuture<Long>> pending) {
-        try {
-            for (RedisFuture<Long> reply : pending) {
-                reply.get(60, TimeUnit.SECONDS);
-            }
-        }
-        catch (Exception ex) {
-            throw new IllegalStateException(ex);
-        }
-        pending.clear();
-    }
-
-    /** Streams the first column as longs, as the warmup does. */
-    private static long stream(DataSource dataSource, String sql, LongConsumer consumer) throws SQLException {
-        try (Connection connection = dataSource.getConnection()) {
-            connection.setAutoCommit(false);
-            try (Statement statement = connection.createStatement()) {
-                statement.setFetchSize(10_000);
-                long count = 0;
-                try (ResultSet rows = statement.executeQuery(sql)) {
-                    while (rows.next()) {
-                        consumer.accept(rows.getLong(1));
-                        count++;
-                    }
-                }
-                return count;
-            }
-            finally {
-                connection.rollback();
-            }
-        }
-    }
-
-    private interface Work {
-        void run() throws Exception;
-    }
-
-    private static double time(Work work) throws Exception {
-        long started = System.nanoTime();
-        work.run();
-        return (System.nanoTime() - started) / 1e9;
     }
 
     /** Stops a peer's load at the time cap. */
@@ -1048,24 +947,5 @@ public final class BenchmarkSuite {
 
     private static List<Double> micros(List<Double> nanos) {
         return nanos.stream().map(value -> value / 1000).toList();
-    }
-
-    private static String cpuModel() {
-        try {
-            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(line -> line.startsWith("model name"))
-                    .findFirst().map(line -> line.substring(line.indexOf(':') + 1).trim()).orElse("unknown CPU");
-        }
-        catch (IOException ex) {
-            return "unknown CPU";
-        }
-    }
-
-    private static long memoryGiB() {
-        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-        return Math.round(os.getTotalMemorySize() / (1024.0 * 1024 * 1024));
-    }
-
-    private static void log(String format, Object... arguments) {
-        System.out.printf(Locale.ROOT, "[bench] " + format + "%n", arguments);
     }
 }
