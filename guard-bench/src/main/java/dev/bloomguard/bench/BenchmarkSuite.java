@@ -10,10 +10,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.stream.LongStream;
 
 import org.redisson.Redisson;
@@ -133,7 +130,7 @@ public final class BenchmarkSuite {
                 new ReactiveCheckScenario(settings, report).run(filter, peers.bloomGuard());
                 new FalsePositiveScenario(settings, report, docs).run(filter, redissonFilter, store);
                 new WarmupScenario(settings, report, docs).run(postgres.dataSource(), store, redisson, plain);
-                journalReplay(store, plain);
+                JournalReplayScenario.run(report, store, plain);
                 new ClusterScenario(settings, report).run(postgres.dataSource(), peers.bloomGuard(), store);
                 new PastOneRedisStringScenario(report).run(store);
                 new MemoryScenario(report).run(plain, filter, redissonFilter);
@@ -144,8 +141,8 @@ public final class BenchmarkSuite {
                 factory.destroy();
             }
         }
-        guardOverhead();
-        demo();
+        new GuardOverheadScenario(settings, report).run();
+        new EndToEndScenario(settings, report).run();
         underAttack();
         report.append("\nTotal run time: ").append(Duration.ofNanos(System.nanoTime() - started).toSeconds())
                 .append(" s.\n");
@@ -162,73 +159,6 @@ public final class BenchmarkSuite {
             postgresVersion = connection.getMetaData().getDatabaseProductVersion();
         }
         report.header(arguments, settings, redisVersion, postgresVersion);
-    }
-
-    private void guardOverhead() throws Exception {
-        log("Aspect overhead (JMH)");
-        org.openjdk.jmh.runner.options.Options options = new org.openjdk.jmh.runner.options.OptionsBuilder()
-                .include(GuardOverheadBenchmark.class.getName())
-                .forks(1)
-                .warmupIterations(settings.name().equals("full") ? 5 : 3)
-                .warmupTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
-                .measurementIterations(settings.name().equals("full") ? 10 : 5)
-                .measurementTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
-                .jvmArgsAppend("-Xmx1g")
-                .build();
-        Map<String, org.openjdk.jmh.results.Result<?>> results = new LinkedHashMap<>();
-        for (org.openjdk.jmh.results.RunResult result : new org.openjdk.jmh.runner.Runner(options).run()) {
-            String label = result.getParams().getBenchmark();
-            results.put(label.substring(label.lastIndexOf('.') + 1), result.getPrimaryResult());
-        }
-        double plainNanos = results.get("unannotatedNoOp").getScore();
-        double guardedNanos = results.get("annotatedNoOp").getScore();
-        report.target("aspect overhead under 1 µs per call", String.format("%.0f ns", guardedNanos - plainNanos),
-                guardedNanos - plainNanos < 1000);
-        report.append("## Guard overhead (JMH)\n\n")
-                .append("A no-op method with `@BloomGuard(filter = \"bench\", key = \"#id\")` on its interface against the")
-                .append(" same no-op unannotated, the filter answering from memory (no network), present keys;")
-                .append(" average time per call, 1 fork, ± the 99.9% confidence interval.\n\n")
-                .append("| benchmark | ns per call |\n|---|---|\n");
-        results.forEach((name, score) -> report.append(String.format("| %s | %.1f ± %.1f |%n", name, score.getScore(),
-                score.getScoreError())));
-        double monoNanos = results.get("unannotatedMonoNoOp").getScore();
-        double guardedMonoNanos = results.get("annotatedMonoNoOp").getScore();
-        report.target("reactive aspect overhead under 1 µs per call (Mono)", String.format("%.0f ns", guardedMonoNanos - monoNanos),
-                guardedMonoNanos - monoNanos < 1000);
-        report.append(String.format("%nThe aspect's own cost, annotated − unannotated: **%.0f ns** per call", guardedNanos - plainNanos))
-                .append(String.format(" (of which the filter check itself, hashing included, is %.0f ns).", 
-                        results.get("filterCheckAlone").getScore()))
-                .append(String.format(" On a method returning `Mono`, subscribed and awaited: **%.0f ns** per call.%n%n",
-                        guardedMonoNanos - monoNanos));
-    }
-
-    private void demo() throws Exception {
-        log("End to end on the demo");
-        DemoEndToEnd endToEnd = new DemoEndToEnd(DemoProcess.JAR);
-        long measure = settings.name().equals("full") ? 20_000 : 8_000;
-        DemoEndToEnd.Run off = endToEnd.run(false, 8, 3_000, measure);
-        DemoEndToEnd.Run on = endToEnd.run(true, 8, 3_000, measure);
-        report.append("## End to end: the demo under a request mix\n\n")
-                .append("`GET /users/{id}` from 8 client threads, half the ids present (1..1,000,000), half absent;")
-                .append(" the demo's own jar with its embedded Redis and H2 database of 1,000,000 users, started with")
-                .append(" `--bloom-guard.enabled=false` and then `true`; ").append(measure / 1000)
-                .append(" s measured after 3 s of warmup. Client and server share the 2 cores.\n\n")
-                .append("| guard | requests/s | requests | database queries | queries per request | database queries avoided |\n")
-                .append("|---|---|---|---|---|---|\n");
-        for (DemoEndToEnd.Run run : List.of(off, on)) {
-            double avoided = 1 - (double) run.databaseQueries() / run.requests();
-            report.append(String.format("| %s | %,.0f | %,d | %,d | %.3f | %.1f%% |%n", run.guarded() ? "on" : "off",
-                    run.requestsPerSecond(), run.requests(), run.databaseQueries(), run.queriesPerRequest(),
-                    100 * avoided));
-        }
-        report.append(String.format("%nWith the guard on, requests/s is %.2f× the unguarded figure.%n%n",
-                on.requestsPerSecond() / off.requestsPerSecond()))
-                .append("Requests are counted by the clients and queries by the demo between the same two `/stats`")
-                .append(" reads, so a few requests in flight at either end make the unguarded share differ from 0% by")
-                .append(" a hair. Requests/s barely moves here because the demo's database is H2 in the same JVM: a")
-                .append(" primary-key lookup there costs about what the Redis check costs, and clients, server, Redis")
-                .append(" and H2 share 2 cores. What the guard buys shows in the queries: every blocked request is one")
-                .append(" the database never sees, which is what matters when the database is the shared, slow part.\n\n");
     }
 
     private UnderAttackReport underAttackReport() throws Exception {
@@ -256,14 +186,6 @@ public final class BenchmarkSuite {
         Files.writeString(file, ReportSections.targets(document, UnderAttackReport.TARGET_PREFIX, result.targets()));
         result.targets().forEach(row -> log("Target: %s: %s (%s)", row[0], row[1], row[2]));
         log("Wrote the under-attack section of %s", file.toAbsolutePath());
-    }
-
-    private void journalReplay(LettuceBitmapStore store, StatefulRedisConnection<String, String> plain) {
-        log("Journal replay: a load with 1,000,000 journaled adds");
-        JournalReplayScenario replay = JournalReplayScenario.measure(store, plain, PRESENT, FPP, 1_000_000);
-        report.target("a load replaying 1,000,000 journaled adds holds Redis at most 10 ms in any one command",
-                String.format(Locale.ROOT, "%.1f ms", replay.longestMicros() / 1000.0), replay.longestMicros() <= 10_000);
-        report.append(replay.section());
     }
 
 }
