@@ -44,8 +44,8 @@ import io.lettuce.core.api.StatefulRedisConnection;
  * longer rounds. {@code --only under-attack} runs that scenario alone and replaces only its
  * section and target rows in the existing file.
  *
- * <p>Size: one class for twelve scenarios. Issue 15 splits it into a scenario per class with a
- * report builder; until then a change to one scenario reruns and checks all of them.
+ * <p>Each section comes from its own {@code ...Scenario} class, called here in the order the
+ * file lists them; {@code Report} holds the header, the sections and the Targets rows.
  */
 public final class BenchmarkSuite {
 
@@ -187,5 +187,4 @@ public final class BenchmarkSuite {
         result.targets().forEach(row -> log("Target: %s: %s (%s)", row[0], row[1], row[2]));
         log("Wrote the under-attack section of %s", file.toAbsolutePath());
     }
-
 }
