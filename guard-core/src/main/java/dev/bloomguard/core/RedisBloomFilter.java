@@ -1567,7 +1567,7 @@ public final class RedisBloomFilter {
                 fill < 0 ? -1 : Math.pow(fill, geometry.hashes()), FilterStatus.approximateCount(bitCount, geometry),
                 Optional.ofNullable(loadedAt).map(value -> Instant.ofEpochMilli(Long.parseLong(value))),
                 liveKeys == null ? -1 : Long.parseLong(liveKeys), Optional.ofNullable(meta.get("loadedBy")), holder,
-                lastLoad());
+                lastLoad(), Optional.empty());
     }
 
     /**
