@@ -4,11 +4,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import org.slf4j.Logger;
@@ -74,6 +79,11 @@ public final class FilterGenerations implements AutoCloseable {
     private volatile State state;
     /** True while a load of the own generation that does not cover every writer runs. */
     private volatile boolean ownHeldBack;
+    /** Generations auto-resize decided ({@link FilterResize}) that no heartbeat names, by descriptor. */
+    private final Map<String, RedisBloomFilter> resized = new HashMap<>();
+    /** The generations decided after the own one, in order, as of the last heartbeat; see {@link #onResizedToLoad}. */
+    private volatile List<RedisBloomFilter> ownResizes = List.of();
+    private volatile Consumer<RedisBloomFilter> loadResized = filter -> { };
 
     /**
      * What the last heartbeat found; null before the first.
@@ -318,6 +328,7 @@ public final class FilterGenerations implements AutoCloseable {
             HashSecrets.publish(store, keyPrefix, own.name(), own.hash());
         }
         foreign.keySet().retainAll(beat.generations().keySet());
+        List<String> ownChain = FilterResize.chain(store, keyPrefix, own.name(), ownDescriptor);
 
         long writeAfter = now - grace.toMillis();
         long readAfter = now - grace.toMillis() + 2 * heartbeat.toMillis();
@@ -343,7 +354,9 @@ public final class FilterGenerations implements AutoCloseable {
             }
             long seen = seenByKeys.get(live);
             if (seen < writeAfter - heartbeat.toMillis()) {
-                delete(descriptor, descriptorByKeys.get(live).equals(descriptor));
+                if (!ownChain.contains(descriptor)) { // a generation this one grows into is not unused
+                    delete(descriptor, descriptorByKeys.get(live).equals(descriptor));
+                }
                 continue;
             }
             if (seen >= writeAfter && descriptorByKeys.get(live).equals(descriptor)) {
@@ -357,6 +370,7 @@ public final class FilterGenerations implements AutoCloseable {
                 }
             }
         }
+        List<RedisBloomFilter> resizes = writeResizes(ownChain, alsoWritten, first, now);
         writingSince.keySet().removeIf(descriptor -> !descriptor.equals(ownDescriptor)
                 && alsoWritten.stream().noneMatch(filter -> descriptor(filter).equals(descriptor)));
 
@@ -388,14 +402,34 @@ public final class FilterGenerations implements AutoCloseable {
 
         Map<String, String> ownMeta = store.hashGetAll(own.keys().meta());
         ownUnloaded = ownMeta.isEmpty();
-        RedisBloomFilter answering = !ownHeldBack && covered(ownMeta) ? own : firstCovered(readable.values());
+        Map<RedisBloomFilter, Map<String, String>> resizeMetas = new HashMap<>();
+        Set<RedisBloomFilter> resizesComplete = new HashSet<>();
+        for (RedisBloomFilter resize : resizes) {
+            resizeMetas.put(resize, store.hashGetAll(resize.keys().meta()));
+            if (resize.isComplete().orElse(false)) {
+                resizesComplete.add(resize);
+            }
+        }
+        RedisBloomFilter resizedAnswering = answeringResize(resizes, resizeMetas, resizesComplete, ownMeta,
+                beat.instances(), writeAfter, now);
+        RedisBloomFilter answering = resizedAnswering != null ? resizedAnswering
+                : !ownHeldBack && covered(ownMeta) ? own : firstCovered(readable.values());
         State previous = state;
+        if (!resizes.equals(ownResizes)) {
+            log.info("Filter '{}': auto-resize grows generation {} into {}; this instance writes to {} and switches"
+                    + " once it is loaded covering every instance", own.name(), ownDescriptor,
+                    resizes.isEmpty() ? "none" : descriptor(resizes.get(resizes.size() - 1)),
+                    resizes.isEmpty() ? "no other" : "every generation of the resize");
+        }
+        ownResizes = List.copyOf(resizes);
         state = new State(answering, List.copyOf(alsoWritten), List.copyOf(readable.values()));
         lastHeartbeat = sent;
         if (previous != null && previous.answering() != answering) {
             log.info("Filter '{}': checks are now answered by {}", own.name(),
                     answering == null ? "nothing (they bypass) until a generation holds every key"
                             : answering == own ? "its own generation " + ownDescriptor
+                                    : answering == resizedAnswering ? "generation " + descriptor(answering)
+                                            + ", which auto-resize grew it into"
                                     : "generation " + descriptor(answering) + " of another configuration, until its"
                                             + " own is loaded");
         }
@@ -403,6 +437,156 @@ public final class FilterGenerations implements AutoCloseable {
         // generation never loaded, or lost, is loaded by the not-ready path of its checks.)
         if ("0".equals(ownMeta.get("covered")) && coverable) {
             loadOwn.run();
+        }
+        if (!resizes.isEmpty()) {
+            RedisBloomFilter target = resizes.get(resizes.size() - 1);
+            Map<String, String> targetMeta = resizeMetas.get(target);
+            // Lost or evicted (marker gone) counts as unloaded: nobody else reloads a generation no instance owns.
+            if ((!covered(targetMeta) || loadedBefore(targetMeta, ownMeta) || !resizesComplete.contains(target))
+                    && resizeCoverage(target, beat.instances(), writeAfter, now) == ResizeCoverage.COVERABLE) {
+                loadResized.accept(target);
+            }
+        }
+    }
+
+    /**
+     * Called with a generation auto-resize decided after the own one, at a heartbeat that finds
+     * it unloaded (or loaded before the own generation's live bitmap) and every instance writing
+     * to it long enough that a load begun now covers them: load it from the own source (at once,
+     * off the calling thread). The next heartbeat asks again if it is still not loaded.
+     */
+    public void onResizedToLoad(Consumer<RedisBloomFilter> listener) {
+        this.loadResized = listener;
+    }
+
+    /**
+     * The generation auto-resize grew this filter into, when it answers the checks now (a larger
+     * geometry than the own one, loaded covering every instance).
+     */
+    public Optional<RedisBloomFilter> answeringResized() {
+        RedisBloomFilter answering = answering();
+        return answering != null && answering != own && ownResizes.contains(answering) ? Optional.of(answering)
+                : Optional.empty();
+    }
+
+    /**
+     * Auto-resize: the generations decided after the own one ({@code ownChain}) and after each
+     * other generation written to are written to as well, from now on (from the start at the
+     * first heartbeat, before which this instance adds nothing), whether or not an instance runs
+     * them as its own; so every instance adds to a grown generation before any loads it.
+     *
+     * @return the filters of {@code ownChain}, in order
+     */
+    private List<RedisBloomFilter> writeResizes(List<String> ownChain, List<RedisBloomFilter> alsoWritten,
+            boolean first, long now) {
+        Set<String> decided = new LinkedHashSet<>(ownChain);
+        for (RedisBloomFilter other : List.copyOf(alsoWritten)) {
+            decided.addAll(FilterResize.chain(store, keyPrefix, own.name(), descriptor(other)));
+        }
+        resized.keySet().retainAll(decided);
+        Set<String> writtenKeys = new HashSet<>();
+        writtenKeys.add(own.keys().live());
+        alsoWritten.forEach(filter -> writtenKeys.add(filter.keys().live()));
+        List<RedisBloomFilter> ownResized = new ArrayList<>();
+        for (String descriptor : decided) {
+            String live = liveKey(descriptor);
+            if (live.equals(own.keys().live())) {
+                continue;
+            }
+            RedisBloomFilter filter;
+            if (writtenKeys.add(live)) {
+                filter = resized.computeIfAbsent(descriptor, foreignFactory);
+                alsoWritten.add(filter);
+                writingSince.putIfAbsent(descriptor, first ? 0L : now);
+            }
+            else {
+                filter = alsoWritten.stream().filter(written -> written.keys().live().equals(live)).findFirst()
+                        .orElseThrow();
+            }
+            if (ownChain.contains(descriptor)) {
+                ownResized.add(filter);
+            }
+        }
+        return ownResized;
+    }
+
+    /** How far the instances of the grace period write to a generation auto-resize decided. */
+    private enum ResizeCoverage {
+        /** Some instance does not write to it (it has not heartbeated since it learnt of it, or knows no resizes). */
+        NOT_WRITTEN,
+        /** Every instance writes to it, some for less than the journal's retention. */
+        WRITTEN,
+        /** Every instance writes to it since its start or for at least the journal's retention: a load now covers them. */
+        COVERABLE
+    }
+
+    private ResizeCoverage resizeCoverage(RedisBloomFilter resize, Map<String, String> instances, long writeAfter,
+            long now) {
+        String live = resize.keys().live();
+        ResizeCoverage coverage = ResizeCoverage.COVERABLE;
+        for (String value : instances.values()) {
+            // "<own generation>|<generation>@<since>,...|<seen>"
+            String[] fields = value.split("\\|");
+            if (Long.parseLong(fields[2]) < writeAfter) {
+                continue;
+            }
+            boolean knowsHashes = fields[0].endsWith(KNOWS_HASHES);
+            Long since = null;
+            for (String written : fields[1].split(",")) {
+                int at = written.lastIndexOf('@');
+                if ((knowsHashes || !ownKeyed) && live.equals(liveKeyOrNull(written.substring(0, at)))) {
+                    since = Long.parseLong(written.substring(at + 1));
+                }
+            }
+            if (since == null) {
+                return ResizeCoverage.NOT_WRITTEN;
+            }
+            if (since != 0 && since + own.journalRetention().toMillis() > now) {
+                coverage = ResizeCoverage.WRITTEN;
+            }
+        }
+        return coverage;
+    }
+
+    /**
+     * The largest generation auto-resize decided that may answer: every instance writes to it,
+     * its live bitmap is complete and came from a load that covered them, and that load began no earlier than
+     * the own generation's (whose rebuild may hold rows the grown one lacks until it is loaded
+     * again). Null: none.
+     */
+    private RedisBloomFilter answeringResize(List<RedisBloomFilter> resizes,
+            Map<RedisBloomFilter, Map<String, String>> metas, Set<RedisBloomFilter> complete,
+            Map<String, String> ownMeta, Map<String, String> instances, long writeAfter, long now) {
+        for (int i = resizes.size() - 1; i >= 0; i--) {
+            RedisBloomFilter resize = resizes.get(i);
+            Map<String, String> meta = metas.get(resize);
+            if (complete.contains(resize) && covered(meta) && !loadedBefore(meta, ownMeta)
+                    && resizeCoverage(resize, instances, writeAfter, now) != ResizeCoverage.NOT_WRITTEN) {
+                return resize;
+            }
+        }
+        return null;
+    }
+
+    /** True when the load behind {@code meta} began before the one behind {@code other} (by the loaders' clocks). */
+    private static boolean loadedBefore(Map<String, String> meta, Map<String, String> other) {
+        long started = loadStarted(meta);
+        long otherStarted = loadStarted(other);
+        return started >= 0 && otherStarted >= 0 && started < otherStarted;
+    }
+
+    private static long loadStarted(Map<String, String> meta) {
+        String loadedAt = meta.get("loadedAt");
+        String duration = meta.get("durationMs");
+        return loadedAt == null || duration == null ? -1 : Long.parseLong(loadedAt) - Long.parseLong(duration);
+    }
+
+    private String liveKeyOrNull(String descriptor) {
+        try {
+            return liveKey(descriptor);
+        }
+        catch (RuntimeException ex) {
+            return null;
         }
     }
 

@@ -347,6 +347,60 @@ public final class FilterWarmer implements SmartLifecycle {
         submit(task, () -> load(task, false));
     }
 
+    /**
+     * Loads {@code resized}, the generation auto-resize grew a filter into, from that filter's key
+     * source under the grown generation's own load lock: asked for by the filter's heartbeat once
+     * a load begun now covers every instance (see {@code FilterGenerations#onResizedToLoad}).
+     * Does nothing while a load of the filter runs here, or another instance holds the lock: the
+     * next heartbeat asks again if the grown generation is still not loaded. A failure is logged
+     * and left to that next heartbeat, without the backoff of the own generation's loads.
+     */
+    public void loadResized(RedisBloomFilter resized) {
+        Task task = tasks.get(resized.name());
+        ExecutorService executor = loads;
+        if (!started || task == null || task.source() == null || executor == null || executor.isShutdown()) {
+            return;
+        }
+        String name = resized.name();
+        CompletableFuture<LoadReport> fresh = new CompletableFuture<>();
+        if (running.putIfAbsent(name, fresh) != null) {
+            return;
+        }
+        Runnable attempt = () -> {
+            long begun = System.nanoTime();
+            LoadReport report = null;
+            try {
+                Optional<RedisBloomFilter.LoadLease> lease = resized.tryLockForLoad(lockTtl, scheduler);
+                if (lease.isPresent()) {
+                    try (RedisBloomFilter.LoadLease held = lease.get()) {
+                        log.info("Filter '{}': loading the generation auto-resize grew it into ({}) from {}", name,
+                                resized.geometry(), task.source().description());
+                        report = loadComplete(new Task(resized, task.source(), false, false, Duration.ZERO), false);
+                        metrics.get().recordLoad(name, LoadOutcome.SWAPPED, report.keys(), System.nanoTime() - begun);
+                        log.info("Filter '{}': loaded {} keys into its resized generation in {} ms; it answers from the"
+                                + " next heartbeat", name, report.keys(), report.duration().toMillis());
+                    }
+                }
+            }
+            catch (RuntimeException ex) {
+                metrics.get().recordLoad(name, LoadOutcome.FAILED, -1, System.nanoTime() - begun);
+                log.warn("Filter '{}': load of its resized generation failed ({}); checks stay with the generation that"
+                        + " holds every key, and the next heartbeat tries again", name, ex.getMessage());
+            }
+            finally {
+                running.remove(name, fresh);
+                fresh.complete(report);
+            }
+        };
+        try {
+            executor.execute(attempt);
+        }
+        catch (java.util.concurrent.RejectedExecutionException ex) {
+            running.remove(name, fresh);
+            fresh.complete(null);
+        }
+    }
+
     /** A check of a filter left to another query's instances came back not ready: lost from Redis? */
     private void lookAgainAtForeignFilter(Task task) {
         String name = task.filter().name();
