@@ -73,6 +73,13 @@ class StartupFailureTests {
     }
 
     @Test
+    void failsOnAutoResizeWithoutAKeySourceToRebuildFrom() {
+        runner.withPropertyValues("bloom-guard.filters.user.rebuild.auto-resize=true")
+                .run(failsWith("bloom-guard.filters.user.rebuild.auto-resize is on but the filter has no key source",
+                        "bloom-guard.filters.user.warmup.sql"));
+    }
+
+    @Test
     void failsOnUnknownFilterName() {
         runner.withUserConfiguration(UnknownFilter.class)
                 .run(failsWith("@BloomGuard on", "UnknownFilterService.find", "filter 'users' is not configured",
