@@ -81,6 +81,8 @@ public final class FilterGenerations implements AutoCloseable {
     private volatile boolean ownHeldBack;
     /** Generations auto-resize decided ({@link FilterResize}) that no heartbeat names, by descriptor. */
     private final Map<String, RedisBloomFilter> resized = new HashMap<>();
+    /** When (Redis ms) each generation written to as a resize was last found in a decision. */
+    private final Map<String, Long> resizeSeen = new HashMap<>();
     /** The generations decided after the own one, in order, as of the last heartbeat; see {@link #onResizedToLoad}. */
     private volatile List<RedisBloomFilter> ownResizes = List.of();
     private volatile Consumer<RedisBloomFilter> loadResized = filter -> { };
@@ -473,7 +475,9 @@ public final class FilterGenerations implements AutoCloseable {
      * Auto-resize: the generations decided after the own one ({@code ownChain}) and after each
      * other generation written to are written to as well, from now on (from the start at the
      * first heartbeat, before which this instance adds nothing), whether or not an instance runs
-     * them as its own; so every instance adds to a grown generation before any loads it.
+     * them as its own; so every instance adds to a grown generation before any loads it. One whose
+     * decision is gone (evicted, lost in a failover) is still written to for the grace period: an
+     * instance that has not heartbeated since may still answer from it.
      *
      * @return the filters of {@code ownChain}, in order
      */
@@ -483,6 +487,9 @@ public final class FilterGenerations implements AutoCloseable {
         for (RedisBloomFilter other : List.copyOf(alsoWritten)) {
             decided.addAll(FilterResize.chain(store, keyPrefix, own.name(), descriptor(other)));
         }
+        decided.forEach(descriptor -> resizeSeen.put(descriptor, now));
+        resizeSeen.values().removeIf(seen -> seen < now - grace.toMillis());
+        decided.addAll(resizeSeen.keySet());
         resized.keySet().retainAll(decided);
         Set<String> writtenKeys = new HashSet<>();
         writtenKeys.add(own.keys().live());

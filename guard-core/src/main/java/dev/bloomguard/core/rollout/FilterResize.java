@@ -2,7 +2,6 @@ package dev.bloomguard.core.rollout;
 
 import static dev.bloomguard.core.internal.Arguments.checkArgument;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -33,13 +32,6 @@ public final class FilterResize {
 
     /** Decisions followed from one generation; a longer chain (a loop, a misuse) is cut here. */
     static final int MAX_CHAIN = 32;
-
-    /**
-     * How long a decision stays in Redis: for good, in practice. An instance started with the
-     * configuration that was too small reads it to come up on the grown geometry; a decision that
-     * did expire only makes that instance start small and resize again.
-     */
-    static final Duration KEPT = Duration.ofDays(3650);
 
     private FilterResize() {
     }
@@ -89,7 +81,8 @@ public final class FilterResize {
     public static String decide(BitmapStore store, String keyPrefix, String name, String from, String to) {
         checkArgument(grows(from, to), "resize of filter '%s' from %s to %s does not grow it", name, from, to);
         String key = key(keyPrefix, name, from);
-        if (store.setIfAbsent(key, to, KEPT)) {
+        // No expiry, so that no volatile-* maxmemory-policy evicts it: a restart reads it to come up grown.
+        if (store.setIfAbsent(key, to, null)) {
             return to;
         }
         return store.get(key).orElse(to);

@@ -3,20 +3,32 @@ package dev.bloomguard.core.rollout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceClients;
 import dev.bloomguard.embedded.RedisServer;
 
-/** The growth rule of auto-resize, and its decisions in a real redis-server: the first one stands. */
+/**
+ * The growth rule of auto-resize, its decisions in a real redis-server (the first one stands),
+ * and two instances' generations moving to a grown one, each heartbeat called by hand.
+ */
 class FilterResizeTest {
+
+    private static final Duration HEARTBEAT = Duration.ofMillis(100);
+    private static final Duration GRACE = Duration.ofSeconds(2);
+    private static final Duration RETENTION = Duration.ofMillis(300);
 
     private static final FilterResize.Policy UNBOUNDED = new FilterResize.Policy(Long.MAX_VALUE, FilterGeometry.MAX_BITS);
 
@@ -95,5 +107,62 @@ class FilterResizeTest {
         store.setIfAbsent(FilterResize.key("resize-other-type", "user", from),
                 FilterGenerations.descriptor(FilterGeometry.of(16_000, 0.01), KeyType.TEXT), Duration.ofMinutes(1));
         assertThat(FilterResize.adopted(store, "resize-other-type", "user", from)).isEqualTo(from);
+    }
+
+    /**
+     * Redis loses the decision (an eviction, a failover) while both instances answer from the
+     * grown generation. The one that heartbeats first finds no decision; the other still answers
+     * from the grown generation until its own next heartbeat, so the first keeps adding to it for
+     * the grace period; after that both are back on the configured generation, which lacks nothing.
+     */
+    @Test
+    void aGrownGenerationWhoseDecisionIsLostIsStillWrittenToWhileAnotherInstanceMayAnswerFromIt() throws Exception {
+        List<RedisBloomFilter> toLoad = new CopyOnWriteArrayList<>();
+        RedisBloomFilter a = resizing("lost-decision", "instance-a", toLoad);
+        RedisBloomFilter b = resizing("lost-decision", "instance-b", toLoad);
+        heartbeat(a, b);
+        a.load(LongStream.rangeClosed(1, 600).boxed()); // three times its 200: decides a resize
+        heartbeat(a, b); // both learn of it and write to the grown generation
+        assertThat(toLoad).as("not loaded before every instance wrote to it for the journal's retention").isEmpty();
+        Thread.sleep(RETENTION.toMillis() + 100);
+        heartbeat(a, b);
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (toLoad.isEmpty()) {
+            assertThat(System.nanoTime()).as("asked to load the grown generation").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+        RedisBloomFilter grown = toLoad.get(0);
+        assertThat(grown.geometry().expectedInsertions()).isEqualTo(1_600);
+        a.add(700L); // added to both generations before the grown one is loaded
+        grown.load(LongStream.rangeClosed(1, 600).boxed());
+        heartbeat(a, b);
+        assertThat(b.status().resizedFrom()).map(FilterGeometry::expectedInsertions).contains(200L);
+        assertThat(b.status().geometry().expectedInsertions()).isEqualTo(1_600);
+        assertThat(b.checkAll(LongStream.rangeClosed(1, 600).boxed().toList())).containsOnly(Membership.PRESENT);
+        assertThat(b.check(700L)).isEqualTo(Membership.PRESENT);
+
+        store.delete(FilterResize.key("lost-decision", "user", FilterGenerations.descriptor(a)));
+        a.generations().orElseThrow().heartbeat(); // finds no decision; b has not heartbeated since
+        a.add(1_000_001L);
+        assertThat(b.check(1_000_001L)).as("b still answers from the grown generation").isEqualTo(Membership.PRESENT);
+
+        Thread.sleep(GRACE.toMillis() + 100);
+        heartbeat(a, b);
+        assertThat(b.status().resizedFrom()).as("back on the configured generation").isEmpty();
+        a.add(1_000_003L);
+        assertThat(b.checkAll(List.of(1L, 600L, 700L, 1_000_001L, 1_000_003L))).containsOnly(Membership.PRESENT);
+    }
+
+    private static RedisBloomFilter resizing(String prefix, String instance, List<RedisBloomFilter> toLoad) {
+        return RedisBloomFilter.builder("user", FilterGeometry.of(200, 0.01), store).keyPrefix(prefix)
+                .instanceId(instance).keyType(KeyType.INTEGER).checkTimeout(Duration.ofSeconds(5))
+                .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).autoResize(UNBOUNDED)
+                .onResizedToLoad(toLoad::add).build();
+    }
+
+    private static void heartbeat(RedisBloomFilter... filters) {
+        for (RedisBloomFilter filter : filters) {
+            filter.generations().orElseThrow().heartbeat();
+        }
     }
 }
