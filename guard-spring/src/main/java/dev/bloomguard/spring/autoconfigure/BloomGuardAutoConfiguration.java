@@ -120,7 +120,8 @@ public class BloomGuardAutoConfiguration {
                 refuseToLeaveEarlierPrefix(store, name, configured, keyType, keyPrefix);
             }
             KeyHash hash = hash(store, keyPrefix, name, settings);
-            FilterGeometry geometry = resized(store, keyPrefix, name, configured, keyType, hash);
+            FilterGeometry geometry = resized(store, keyPrefix, name, configured, keyType, hash,
+                    properties.getMaxFilterSize().toBytes());
             RedisBloomFilter.Builder builder = RedisBloomFilter.builder(name, geometry, store)
                     .keyPrefix(keyPrefix)
                     .checkTimeout(properties.getRedisTimeout())
@@ -158,10 +159,12 @@ public class BloomGuardAutoConfiguration {
      * restart does not come up on the geometry found too small. A configured geometry larger than
      * every resize has no decision and wins. Followed whether or not this instance resizes itself:
      * the fleet agrees. Redis unreadable at startup: the configured one, which the other instances
-     * keep writing to while it runs; its heartbeats adopt the resize once Redis answers.
+     * keep writing to while it runs; its heartbeats adopt the resize once Redis answers. A grown
+     * geometry beyond {@code bloom-guard.max-filter-size} (lowered since the resize) fails startup,
+     * as a configured one would.
      */
     private static FilterGeometry resized(BitmapStore store, String keyPrefix, String name, FilterGeometry configured,
-            KeyType keyType, KeyHash hash) {
+            KeyType keyType, KeyHash hash, long maxFilterBytes) {
         String descriptor = FilterGenerations.descriptor(configured, keyType, hash.id());
         String adopted;
         try {
@@ -176,6 +179,12 @@ public class BloomGuardAutoConfiguration {
             return configured;
         }
         FilterGeometry geometry = FilterGenerations.geometry(adopted);
+        if (geometry.totalByteSize() > maxFilterBytes) {
+            throw new BloomGuardConfigurationException("bloom-guard.filters." + name + ": auto-resize grew it to"
+                    + " expected-insertions " + geometry.expectedInsertions() + " (" + geometry.totalByteSize()
+                    + " bytes, decided in Redis at " + FilterResize.key(keyPrefix, name, descriptor) + "), more than"
+                    + " bloom-guard.max-filter-size (" + maxFilterBytes + " bytes); raise bloom-guard.max-filter-size");
+        }
         log.info("Filter '{}': auto-resize grew it from expected-insertions {} to {} earlier (decided in Redis at {});"
                 + " running the larger geometry. Raise bloom-guard.filters.{}.expected-insertions above it to size it"
                 + " yourself", name, configured.expectedInsertions(), geometry.expectedInsertions(),
