@@ -221,6 +221,41 @@ class AutoResizeTests {
         }
     }
 
+    /**
+     * Redis loses the grown generation's bitmap (an eviction) while it answers: no instance runs
+     * it as its own, so no check's not-ready path reloads it. Its checks bypass (the marker is
+     * read with the bits), the configured generation answers again from the next heartbeat, and
+     * the grown one is loaded again and answers; no row is blocked at any moment.
+     */
+    @Test
+    void aGrownGenerationRedisLosesBlocksNothingAndIsLoadedAgain() throws Exception {
+        seed(6_000);
+        String prefix = "resize-lost-" + (++testNumber);
+        try (ConfigurableApplicationContext app = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP, RESIZING);
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                StatefulRedisConnection<String, String> admin = client.connect()) {
+            GuardedApp.Directory directory = app.getBean(GuardedApp.Directory.class);
+            RedisBloomFilter filter = app.getBean(BloomFilterRegistry.class).filter("user");
+            await("the resize", Duration.ofSeconds(30), () -> filter.status().resizedFrom().isPresent());
+            String grownKey = filter.status().key();
+            List<Long> rows = new ArrayList<>(seeded(6_000));
+            rows.add(directory.create());
+
+            assertThat(admin.sync().del(grownKey)).isEqualTo(1);
+
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!answersComplete(filter, grownKey)) {
+                assertThat(System.nanoTime()).as("the grown generation loaded again within 30 s").isLessThan(deadline);
+                rows.add(directory.create());
+                assertNoneAbsent(filter, rows, "while the grown generation is lost");
+                Thread.sleep(50);
+            }
+            assertNoneAbsent(filter, rows, "once it is loaded again");
+            assertThat(filter.status().resizedFrom()).isPresent();
+            assertThat(GuardedApp.rejectedWithin(directory, Duration.ofSeconds(5))).isGreaterThanOrEqualTo(900);
+        }
+    }
+
     @Test
     void withoutAutoResizeAnOverCapacityFilterKeepsItsGeometryAndSaysSo() throws Exception {
         seed(6_000);
@@ -253,6 +288,12 @@ class AutoResizeTests {
                     .isEqualTo(1.0);
             assertThat(meters.get("bloomguard.filter.resized").tag("filter", "user").gauge().value()).isZero();
         }
+    }
+
+    /** Whether {@code key}'s generation answers the filter's checks, complete (its ready marker set). */
+    private static boolean answersComplete(RedisBloomFilter filter, String key) {
+        FilterStatus status = filter.status();
+        return status.key().equals(key) && status.state() == dev.bloomguard.core.FilterState.READY;
     }
 
     private static void assertNoneAbsent(RedisBloomFilter filter, List<Long> rows, String when) {
