@@ -418,10 +418,16 @@ public final class FilterGenerations implements AutoCloseable {
                 : !ownHeldBack && covered(ownMeta) ? own : firstCovered(readable.values());
         State previous = state;
         if (!resizes.equals(ownResizes)) {
-            log.info("Filter '{}': auto-resize grows generation {} into {}; this instance writes to {} and switches"
-                    + " once it is loaded covering every instance", own.name(), ownDescriptor,
-                    resizes.isEmpty() ? "none" : descriptor(resizes.get(resizes.size() - 1)),
-                    resizes.isEmpty() ? "no other" : "every generation of the resize");
+            if (resizes.isEmpty()) {
+                log.warn("Filter '{}': Redis holds no resize of generation {} any more (evicted, or lost in a failover);"
+                        + " checks are answered without it, and adds reach the grown generation for the grace period",
+                        own.name(), ownDescriptor);
+            }
+            else {
+                log.info("Filter '{}': auto-resize grows generation {} into {}; this instance writes to it and switches"
+                        + " once it is loaded covering every instance", own.name(), ownDescriptor,
+                        descriptor(resizes.get(resizes.size() - 1)));
+            }
         }
         ownResizes = List.copyOf(resizes);
         state = new State(answering, List.copyOf(alsoWritten), List.copyOf(readable.values()));
