@@ -5,6 +5,7 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.bloomguard.core.redis.BitmapStore;
@@ -79,9 +80,30 @@ final class InMemoryBitmapStore implements BitmapStore {
     public void publish(String channel, byte[] message) {
     }
 
+    /** Nobody else hears this store: nothing to announce to. */
     @Override
-    public AutoCloseable subscribe(String channel, java.util.function.Consumer<byte[]> listener) {
-        return () -> {
+    public CompletableFuture<Boolean> announceAsync(String metaKey, String channel, byte[] message) {
+        return CompletableFuture.completedFuture(false);
+    }
+
+    @Override
+    public long[] renewTrust(String metaKey, String channel, byte[] ping, Duration ttl) {
+        long now = System.currentTimeMillis();
+        return new long[] { now + ttl.toMillis(), now + ttl.toMillis(), now };
+    }
+
+    /** One process holds this store, so nobody else publishes to it: nothing is ever missed. */
+    @Override
+    public Subscription subscribe(String channel, ChannelListener listener) {
+        return new Subscription() {
+            @Override
+            public boolean isHearing() {
+                return true;
+            }
+
+            @Override
+            public void close() {
+            }
         };
     }
 

@@ -40,6 +40,7 @@ import dev.bloomguard.core.misses.MissKeys;
 import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.mirror.MirrorSettings;
+import dev.bloomguard.core.mirror.TrustLease;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.CircuitBreaker;
@@ -121,17 +122,14 @@ public final class RedisBloomFilter {
     private final Consumer<RedisBloomFilter> notReadyListener;
     private final BitmapMirror mirror;
     private final RememberedMisses misses;
+    /** With a mirror that trusts its clear bits: what keeps them trustworthy. */
+    private final TrustLease trust;
     private final FilterGenerations generations;
     private final String keyPrefix;
     /** How the filter grows when a load finds it over capacity; null: it does not (auto-resize off). */
     private final FilterResize.Policy resizePolicy;
     /** The configured geometry, when this filter's own is a larger one auto-resize chose earlier; else null. */
     private final FilterGeometry resizedFrom;
-    /**
-     * Tells other instances' mirrors about adds even without a mirror of its own: the filter of
-     * another configuration's generation, whose own instances may mirror it.
-     */
-    private final boolean publishesAdds;
     /** Adds, swaps and remembered misses, told to and heard from other instances. */
     private final FilterEvents events;
     private volatile boolean blockingSuspended;
@@ -161,10 +159,15 @@ public final class RedisBloomFilter {
         this.maxShrink = builder.maxShrink;
         this.maxBatchSize = builder.maxBatchSize;
         this.notReadyListener = builder.notReadyListener;
-        this.mirror = builder.mirror == null ? null
-                : new BitmapMirror(name, keys::live, geometry, store, builder.mirror, MIRROR_LOADER);
-        this.publishesAdds = builder.publishesAdds;
         this.events = FilterEvents.of(name, keys.events(), store);
+        // A mirror that blocks on its clear bits must hear every add: see TrustLease.
+        BitmapMirror[] mirrored = new BitmapMirror[1];
+        this.trust = builder.mirror == null || !builder.mirror.trustAbsent() ? null
+                : new TrustLease(name, keys.meta(), events, () -> mirrored[0].clear());
+        this.mirror = builder.mirror == null ? null
+                : new BitmapMirror(name, keys::live, geometry, store, builder.mirror,
+                        trust == null ? events::hearing : trust::trusts, MIRROR_LOADER);
+        mirrored[0] = mirror;
         this.misses = builder.misses == null ? null
                 : new RememberedMisses(name, keys, store, builder.misses, checkTimeout, events);
         this.generations = builder.rolloutHeartbeat == null ? null
@@ -174,7 +177,7 @@ public final class RedisBloomFilter {
                                 .keyType(FilterGenerations.keyType(descriptor))
                                 .hash(hashOf(builder.keyPrefix, FilterGenerations.hashId(descriptor)))
                                 .journalRetention(journalRetention)
-                                .journalCapacity(journalCapacity).maxBatchSize(maxBatchSize).publishesAdds()
+                                .journalCapacity(journalCapacity).maxBatchSize(maxBatchSize)
                                 .rememberMisses(builder.misses).autoResize(builder.resizePolicy).build(),
                         () -> MIRROR_LOADER.execute(this::notReady));
         if (generations != null && builder.resizedLoadListener != null) {
@@ -183,6 +186,9 @@ public final class RedisBloomFilter {
         }
         if (mirror != null || misses != null && misses.settings().shared()) {
             events.listen(new PeerEvents(), MIRROR_LOADER);
+        }
+        if (trust != null) {
+            trust.start();
         }
     }
 
@@ -237,6 +243,21 @@ public final class RedisBloomFilter {
             }
         }
 
+        /** Adds (and swaps) published before the subscription was confirmed were not heard. */
+        @Override
+        public void onSubscribed() {
+            if (mirror != null) {
+                mirror.clear();
+            }
+        }
+
+        @Override
+        public void onPing(long sender, long sequence) {
+            if (trust != null) {
+                trust.heard(sender, sequence);
+            }
+        }
+
         @Override
         public void onRemembered(long[] hashes) {
             if (misses != null) {
@@ -254,6 +275,9 @@ public final class RedisBloomFilter {
 
     /** Stops listening for other instances' adds; the filter keeps working without its mirror's updates. */
     public void close() {
+        if (trust != null) {
+            trust.close();
+        }
         events.close();
     }
 
@@ -866,20 +890,33 @@ public final class RedisBloomFilter {
         }
         BitmapStoreException notForgotten = forgetMissesFirst(keys);
         afterAdds(adds, store.journalAndSetBitsMany(adds.batch));
-        if (mirror != null || publishesAdds) {
-            for (int i = 0; i < adds.batch.size(); i++) {
-                long[] all = adds.batch.get(i).offsets();
-                if (mirror != null) {
-                    mirror.apply(adds.shards.get(i), all, 0, all.length);
-                }
-                events.publishAdd(adds.shards.get(i), all, all.length);
-            }
-        }
+        announce(adds);
         if (generations != null) {
             generations.addToOthers(keys);
         }
         if (notForgotten != null) {
             throw notForgotten;
+        }
+    }
+
+    /**
+     * Applies landed adds to this instance's mirror and tells the other instances' mirrors. An
+     * instance without a mirror tells them too, while some instance trusts its mirror's clear
+     * bits ({@link FilterEvents#announceAddAsync}): during a rolling change that turns the mirror
+     * on, or from a service that only writes, that mirror hears of these adds from nobody else.
+     * Sent once the adds have landed, without waiting: another instance may still block such a
+     * key from memory for the moment the event takes.
+     */
+    private void announce(AddBatch adds) {
+        for (int i = 0; i < adds.batch.size(); i++) {
+            long[] all = adds.batch.get(i).offsets();
+            if (mirror != null) {
+                mirror.apply(adds.shards.get(i), all, 0, all.length);
+                events.publishAddAsync(adds.shards.get(i), all, all.length);
+            }
+            else {
+                events.announceAddAsync(keys.meta(), adds.shards.get(i), all, all.length);
+            }
         }
     }
 
@@ -899,15 +936,7 @@ public final class RedisBloomFilter {
         CompletableFuture<Throwable> forgotten = forgetOwnMissesAsync(keys).handle((done, error) -> error);
         return forgotten.thenCompose(notForgotten -> store.journalAndSetBitsManyAsync(adds.batch).thenAccept(receipts -> {
             afterAdds(adds, receipts);
-            if (mirror != null || publishesAdds) {
-                for (int i = 0; i < adds.batch.size(); i++) {
-                    long[] all = adds.batch.get(i).offsets();
-                    if (mirror != null) {
-                        mirror.apply(adds.shards.get(i), all, 0, all.length);
-                    }
-                    events.publishAddAsync(adds.shards.get(i), all, all.length);
-                }
-            }
+            announce(adds);
         }).thenCompose(done -> generations == null ? CompletableFuture.<Void>completedFuture(null)
                 : generations.addToOthersAsync(keys))
                 .thenRun(() -> {
@@ -1352,13 +1381,14 @@ public final class RedisBloomFilter {
             }
             if (mirror != null) {
                 mirror.clear();
-                try {
-                    events.publishSwap();
-                }
-                catch (BitmapStoreException ex) {
-                    log.warn("Filter '{}': could not tell other mirrors about the swap ({}); they catch up within {}",
-                            name, ex.getMessage(), mirror.refreshAfter());
-                }
+            }
+            // From an instance without a mirror too: others' mirrors must not go on trusting the old bitmap.
+            try {
+                events.publishSwap();
+            }
+            catch (BitmapStoreException ex) {
+                log.warn("Filter '{}': could not tell other mirrors about the swap ({}); they catch up within their"
+                        + " local-mirror.refresh-after", name, ex.getMessage());
             }
             LoadReport report = new LoadReport(name, count, replayed,
                     Duration.ofNanos(System.nanoTime() - started), finished);
@@ -1749,7 +1779,6 @@ public final class RedisBloomFilter {
         private long journalCapacity = 1_000_000;
         private Duration journalRetention = Duration.ofMinutes(10);
         private Duration rolloutHeartbeat;
-        private boolean publishesAdds;
         private Duration rolloutGrace;
         private double maxShrink = 0.5;
         private int maxBatchSize = 1_000;
@@ -1932,11 +1961,6 @@ public final class RedisBloomFilter {
          */
         public Builder resizedFrom(FilterGeometry configured) {
             this.resizedFrom = configured;
-            return this;
-        }
-
-        private Builder publishesAdds() {
-            this.publishesAdds = true;
             return this;
         }
 

@@ -31,6 +31,8 @@ public final class DelayingProxy implements AutoCloseable {
     private final AtomicLong replies = new AtomicLong();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
+    /** Until this {@link System#nanoTime}, a new connection is closed as soon as it is accepted. */
+    private volatile long refusingUntil = System.nanoTime();
 
     private DelayingProxy(int targetPort, LongPredicate delayed, Duration delay) throws IOException {
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -61,10 +63,25 @@ public final class DelayingProxy implements AutoCloseable {
         return replies.get();
     }
 
+    /**
+     * Closes every connection made so far, as a network cut or a server that kills its clients
+     * does, and closes each new one at once for {@code refuseFor}: a client that reconnects by
+     * itself stays cut off that long.
+     */
+    public void cut(Duration refuseFor) {
+        refusingUntil = System.nanoTime() + refuseFor.toNanos();
+        sockets.forEach(DelayingProxy::closeQuietly);
+        sockets.clear();
+    }
+
     private void accept() {
         while (!closed) {
             try {
                 Socket client = listener.accept();
+                if (System.nanoTime() - refusingUntil < 0) {
+                    closeQuietly(client);
+                    continue;
+                }
                 Socket server = new Socket();
                 server.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 5_000);
                 client.setTcpNoDelay(true);

@@ -1,6 +1,7 @@
 package dev.bloomguard.core.events;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executor;
 
@@ -19,10 +20,14 @@ import dev.bloomguard.core.redis.PackedOffsets;
  * <p>The one thing easy to get wrong: an event is only ever a hint. A mirror that misses an add
  * has a clear bit and asks Redis; an index that misses a remember asks nothing and lets the call
  * through; one that misses a forget asks Redis, which no longer confirms. So publishing never
- * fails an add or a load, and a lost subscription costs round trips, never a blocked key.
+ * fails an add or a load, and a lost subscription costs round trips, never a blocked key. The
+ * exception is a mirror that trusts its clear bits: it may rely on having heard every add only
+ * while {@link #hearing} holds, and must set aside what it read before each
+ * {@link Listener#onSubscribed} (pub/sub keeps nothing for a subscriber that is away).
  *
  * <p>Messages: {@code 'A'}, the shard (4 bytes), the packed offsets ({@link PackedOffsets});
- * {@code 'S'} alone; {@code 'R'} or {@code 'F'} and 8-byte index hashes. Part of the stored
+ * {@code 'S'} alone; {@code 'R'} or {@code 'F'} and 8-byte index hashes; {@code 'P'}, an 8-byte
+ * sender and an 8-byte sequence number (a ping; releases before it ignore it). Part of the stored
  * format: instances of two releases share the channel during an upgrade.
  */
 public final class FilterEvents implements AutoCloseable {
@@ -45,6 +50,17 @@ public final class FilterEvents implements AutoCloseable {
         /** Another instance added the keys of these index hashes: their misses are forgotten. */
         default void onForgotten(long[] hashes) {
         }
+
+        /** A ping published by {@code sender} (an instance's random number), its {@code sequence}th. */
+        default void onPing(long sender, long sequence) {
+        }
+
+        /**
+         * The subscription was confirmed: the first time, or again after a reconnect, when
+         * events published meanwhile were lost. Called before {@link #hearing} holds again.
+         */
+        default void onSubscribed() {
+        }
     }
 
     private static final Logger log = LoggerFactory.getLogger(FilterEvents.class);
@@ -53,11 +69,12 @@ public final class FilterEvents implements AutoCloseable {
     static final byte SWAP = 'S';
     static final byte REMEMBER = 'R';
     static final byte FORGET = 'F';
+    static final byte PING = 'P';
 
     private final String filter;
     private final String channel;
     private final BitmapStore store;
-    private volatile AutoCloseable subscription;
+    private volatile BitmapStore.Subscription subscription;
     private volatile boolean closed;
 
     private FilterEvents(String filter, String channel, BitmapStore store) {
@@ -79,7 +96,17 @@ public final class FilterEvents implements AutoCloseable {
         executor.execute(() -> {
             while (!closed && subscription == null) {
                 try {
-                    subscription = store.subscribe(channel, message -> decode(message, listener));
+                    subscription = store.subscribe(channel, new BitmapStore.ChannelListener() {
+                        @Override
+                        public void onMessage(byte[] message) {
+                            decode(message, listener);
+                        }
+
+                        @Override
+                        public void onSubscribed() {
+                            listener.onSubscribed();
+                        }
+                    });
                     if (closed) {
                         close();
                     }
@@ -98,17 +125,44 @@ public final class FilterEvents implements AutoCloseable {
         });
     }
 
-    /** Tells other mirrors about an add; a failure is only logged (see the class comment). */
-    public void publishAdd(int shard, long[] offsets, int count) {
+    /**
+     * True while this instance hears every event published (subscribed, and connected since
+     * the subscription was last confirmed); false before {@link #listen} has subscribed.
+     */
+    public boolean hearing() {
+        BitmapStore.Subscription current = subscription;
+        return current != null && current.isHearing();
+    }
+
+    /**
+     * Tells a mirror that trusts its clear bits, if there is one ({@link BitmapStore#announceAsync}),
+     * about an add of an instance without a mirror; without waiting, a failure logged.
+     */
+    public void announceAddAsync(String metaKey, int shard, long[] offsets, int count) {
         try {
-            store.publish(channel, encodeAdd(shard, offsets, count));
+            store.announceAsync(metaKey, channel, encodeAdd(shard, offsets, count)).exceptionally(error -> {
+                log.debug("Filter '{}': could not announce an add: {}", filter, error.getMessage());
+                return false;
+            });
         }
-        catch (BitmapStoreException ex) {
-            log.debug("Filter '{}': could not tell other mirrors about an add: {}", filter, ex.getMessage());
+        catch (RuntimeException ex) {
+            log.debug("Filter '{}': could not announce an add: {}", filter, ex.getMessage());
         }
     }
 
-    /** {@link #publishAdd} without waiting, for asynchronous adds. */
+    /**
+     * Keeps writers announcing their adds ({@link BitmapStore#renewTrust}) and publishes the ping
+     * {@code sender}, {@code sequence}, which this instance hears back while it hears the channel.
+     *
+     * @return {@code trustingUntil} before and after, and Redis's time, in ms
+     * @throws BitmapStoreException when Redis fails
+     */
+    public long[] renewTrust(String metaKey, long sender, long sequence, Duration ttl) {
+        byte[] ping = ByteBuffer.allocate(17).put(PING).putLong(sender).putLong(sequence).array();
+        return store.renewTrust(metaKey, channel, ping, ttl);
+    }
+
+    /** Tells other mirrors about an add, without waiting; a failure is only logged (see the class comment). */
     public void publishAddAsync(int shard, long[] offsets, int count) {
         publishQuietly(encodeAdd(shard, offsets, count), "an add");
     }
@@ -144,7 +198,7 @@ public final class FilterEvents implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        AutoCloseable current = subscription;
+        BitmapStore.Subscription current = subscription;
         subscription = null;
         if (current != null) {
             try {
@@ -203,6 +257,12 @@ public final class FilterEvents implements AutoCloseable {
                     else {
                         listener.onForgotten(hashes);
                     }
+                }
+            }
+            case PING -> {
+                if (message.length == 17) {
+                    ByteBuffer buffer = ByteBuffer.wrap(message, 1, 16);
+                    listener.onPing(buffer.getLong(), buffer.getLong());
                 }
             }
             default -> {

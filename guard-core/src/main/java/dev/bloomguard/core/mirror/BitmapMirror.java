@@ -5,6 +5,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,6 +32,10 @@ import dev.bloomguard.core.redis.CircuitBreaker;
  * before an add, and cached after it, lacks the add's bits until its next refresh. So every add
  * (and every swap) moves a counter of the pages it touches, a page remembers the counter it
  * was read under, and a clear bit is trusted ({@link #knowsClear}) only from a page read since.
+ * Adds made on other instances are known only by their events: a clear bit is trusted only while
+ * this instance hears them ({@code hearing}), and the owner empties the mirror ({@link #clear})
+ * each time its subscription is confirmed again, since what was published while it was away is
+ * lost.
  */
 public final class BitmapMirror {
 
@@ -50,6 +55,7 @@ public final class BitmapMirror {
     private final java.util.function.IntFunction<String> shardKey;
     private final BitmapStore store;
     private final MirrorSettings settings;
+    private final BooleanSupplier hearing;
     private final long pageBits;
     private final long pagesPerShard;
     private final LoadingCache<Long, Page> pages;
@@ -62,16 +68,19 @@ public final class BitmapMirror {
     private final AtomicLong swaps = new AtomicLong();
 
     private static final int STRIPES = 1024;
+    private static final long READ_AGAIN_EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
 
     /**
      * @param shardKey the Redis key of each shard's live bitmap
+     * @param hearing whether every add other instances publish reaches {@link #apply} now
      */
     public BitmapMirror(String name, java.util.function.IntFunction<String> shardKey, FilterGeometry geometry,
-            BitmapStore store, MirrorSettings settings, Executor loader) {
+            BitmapStore store, MirrorSettings settings, BooleanSupplier hearing, Executor loader) {
         this.name = name;
         this.shardKey = shardKey;
         this.store = store;
         this.settings = settings;
+        this.hearing = hearing;
         this.pageBits = settings.pageBytes() * 8L;
         this.pagesPerShard = geometry.markerOffset() / pageBits + 1;
         long lastPage = pagesPerShard * geometry.shards() - 1;
@@ -169,21 +178,42 @@ public final class BitmapMirror {
 
     /**
      * True only when {@code offsets[0 .. count)} of {@code shard} lie in cached pages, one of the
-     * bits is clear, and no add or swap this mirror was told of came since those pages were read:
-     * a clear bit that {@code trust-absent} may block on.
+     * bits is clear, no add or swap this mirror was told of came since those pages were read, and
+     * it hears other instances now: a clear bit that {@code trust-absent} may block on.
      */
     public boolean knowsClear(int shard, long[] offsets, int count) {
+        if (!hearing.getAsBoolean()) {
+            return false;
+        }
         long firstPage = shard * pagesPerShard;
         boolean clear = false;
         for (int i = 0; i < count; i++) {
             long index = firstPage + offsets[i] / pageBits;
             Page page = pages.getIfPresent(index);
-            if (page == null || page.swapsSeen != swaps.get() || page.appliedSeen != applied.get(stripe(index))) {
+            if (page == null) {
+                return false;
+            }
+            if (page.swapsSeen != swaps.get() || page.appliedSeen != applied.get(stripe(index))) {
+                readAgainSoon(index, page);
                 return false;
             }
             clear |= !page.get(offsets[i] % pageBits);
         }
         return clear;
+    }
+
+    /**
+     * Asks for a fresh image of a page whose clear bits are not trusted (an add or a swap came
+     * while it was read), at most once a second per page: otherwise it would stay untrusted, and
+     * every check of its keys would go to Redis, until its next {@code refresh-after}.
+     */
+    private void readAgainSoon(long index, Page page) {
+        long now = System.nanoTime();
+        long last = page.readAgainAskedAt;
+        if ((last == 0 || now - last > READ_AGAIN_EVERY_NANOS) && store.circuitState() != CircuitBreaker.State.OPEN) {
+            page.readAgainAskedAt = now;
+            pages.refresh(index);
+        }
     }
 
     /**
@@ -211,11 +241,11 @@ public final class BitmapMirror {
         return (int) (pageIndex % STRIPES);
     }
 
-    /** Drops every page: the live bitmap was replaced. */
+    /** Drops every page: the live bitmap was replaced, or adds may have been published unheard. */
     public void clear() {
         swaps.incrementAndGet();
         pages.invalidateAll();
-        log.debug("Filter '{}': mirror cleared after a swap", name);
+        log.debug("Filter '{}': mirror cleared (a swap, or adds that may not have been heard)", name);
     }
 
     public boolean trustsAbsent() {
@@ -225,7 +255,8 @@ public final class BitmapMirror {
     public MirrorStats stats() {
         pages.cleanUp();
         return new MirrorStats(pages.estimatedSize(), pages.policy().eviction().map(eviction -> eviction.weightedSize()
-                .orElse(0L)).orElse(0L), settings.maxMemoryBytes(), hits.sum(), misses.sum(), confirmed.sum());
+                .orElse(0L)).orElse(0L), settings.maxMemoryBytes(), hits.sum(), misses.sum(), confirmed.sum(),
+                hearing.getAsBoolean());
     }
 
     public Duration refreshAfter() {
@@ -239,6 +270,8 @@ public final class BitmapMirror {
         /** The add counter of this page's stripe, and the swaps, when its image was read. */
         private final long appliedSeen;
         private final long swapsSeen;
+        /** When {@link #readAgainSoon} last asked for this page again; 0 never. */
+        private volatile long readAgainAskedAt;
 
         Page(int size, long appliedSeen, long swapsSeen) {
             this.bytes = new byte[size];

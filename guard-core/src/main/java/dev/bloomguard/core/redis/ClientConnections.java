@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.lettuce.core.AbstractRedisClient;
@@ -16,8 +15,6 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 /**
  * {@link LettuceConnections} of a plain Lettuce client: one shared connection, opened on first
@@ -27,32 +24,31 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
  */
 final class ClientConnections implements LettuceConnections {
 
+    private final AbstractRedisClient client;
     private final Supplier<StatefulConnection<byte[], byte[]>> connect;
-    private final Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> connectPubSub;
     private final List<StatefulConnection<byte[], byte[]>> opened = new CopyOnWriteArrayList<>();
+    private final List<LettucePubSub> subscriptions = new CopyOnWriteArrayList<>();
     private volatile Shared shared;
     private volatile boolean closed;
-    private final AbstractRedisClient owned;
+    private final boolean owning;
 
-    private ClientConnections(Supplier<StatefulConnection<byte[], byte[]>> connect,
-            Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> connectPubSub, AbstractRedisClient owned) {
+    private ClientConnections(AbstractRedisClient client, Supplier<StatefulConnection<byte[], byte[]>> connect,
+            boolean owning) {
+        this.client = client;
         this.connect = connect;
-        this.connectPubSub = connectPubSub;
-        this.owned = owned;
+        this.owning = owning;
     }
 
     /** @param owning whether {@link #close()} shuts the client down too */
     static ClientConnections standalone(RedisClient client, boolean owning) {
         Objects.requireNonNull(client, "client must not be null");
-        return new ClientConnections(() -> client.connect(ByteArrayCodec.INSTANCE),
-                () -> client.connectPubSub(ByteArrayCodec.INSTANCE), owning ? client : null);
+        return new ClientConnections(client, () -> client.connect(ByteArrayCodec.INSTANCE), owning);
     }
 
     /** @param owning whether {@link #close()} shuts the client down too */
     static ClientConnections cluster(RedisClusterClient client, boolean owning) {
         Objects.requireNonNull(client, "client must not be null");
-        return new ClientConnections(() -> client.connect(ByteArrayCodec.INSTANCE),
-                () -> client.connectPubSub(ByteArrayCodec.INSTANCE), owning ? client : null);
+        return new ClientConnections(client, () -> client.connect(ByteArrayCodec.INSTANCE), owning);
     }
 
     @Override
@@ -74,26 +70,20 @@ final class ClientConnections implements LettuceConnections {
     }
 
     @Override
-    public AutoCloseable subscribe(byte[] channel, Consumer<byte[]> listener) {
-        StatefulRedisPubSubConnection<byte[], byte[]> connection = connectPubSub.get();
-        opened.add(connection);
-        connection.addListener(new RedisPubSubAdapter<>() {
+    public BitmapStore.Subscription subscribe(byte[] channel, BitmapStore.ChannelListener listener) {
+        LettucePubSub subscription = LettucePubSub.open(client, channel, listener);
+        subscriptions.add(subscription);
+        return new BitmapStore.Subscription() {
             @Override
-            public void message(byte[] from, byte[] message) {
-                listener.accept(message);
+            public boolean isHearing() {
+                return subscription.isHearing();
             }
-        });
-        try {
-            connection.sync().subscribe(channel);
-        }
-        catch (RuntimeException ex) {
-            opened.remove(connection);
-            connection.close();
-            throw ex;
-        }
-        return () -> {
-            opened.remove(connection);
-            connection.close();
+
+            @Override
+            public void close() {
+                subscriptions.remove(subscription);
+                subscription.close();
+            }
         };
     }
 
@@ -103,10 +93,12 @@ final class ClientConnections implements LettuceConnections {
         try {
             opened.forEach(StatefulConnection::close);
             opened.clear();
+            subscriptions.forEach(LettucePubSub::close);
+            subscriptions.clear();
         }
         finally {
-            if (owned != null) {
-                owned.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            if (owning) {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             }
         }
     }

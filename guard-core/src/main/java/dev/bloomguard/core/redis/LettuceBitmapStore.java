@@ -19,6 +19,9 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
@@ -46,10 +49,11 @@ import dev.bloomguard.core.misses.MissKeys;
  * {@link CircuitBreaker} fails calls at once after repeated failures.
  *
  * <p>Size: one store behind a 20-method SPI; issue 15 splits it into role interfaces with one
- * execution path and scripts as resources. Not split here, to keep the swap script that issue
- * 11 changed reviewable in place.
+ * execution path. Its scripts are resources ({@link LuaScript}), sent with {@code EVALSHA}.
  */
 public final class LettuceBitmapStore implements BitmapStore {
+
+    private static final Logger log = LoggerFactory.getLogger(LettuceBitmapStore.class);
 
     private static final int MAX_SETS_PER_COMMAND = 30_000;
     private static final int UPLOAD_CHUNK_BYTES = 8 * 1024 * 1024;
@@ -59,156 +63,21 @@ public final class LettuceBitmapStore implements BitmapStore {
     private static final byte[] SET = "SET".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] U1 = "u1".getBytes(StandardCharsets.US_ASCII);
 
-    /**
-     * Lua shared by the replay and swap scripts: sets on {@code bitmap} the bits of each add in
-     * {@code entries} (its packed 4-byte big-endian offsets), skipping loads' marks (12 bytes
-     * starting with the marker's offset, like {@code mark}) and blanked marks (empty). The bits
-     * go 256 to a {@code BITFIELD}, not one {@code SETBIT} each: a call from Lua costs far more
-     * than a bit. Returns the adds replayed.
-     */
-    private static final String REPLAY_FUNCTION = """
-            local function replay(bitmap, entries, mark)
-              local markPrefix = string.sub(mark, 1, 4)
-              local replayed = 0
-              local sets = {}
-              local n = 0
-              for i = 1, #entries do
-                local entry = entries[i]
-                if #entry > 0 and #entry % 4 == 0 and not (#entry == #mark and string.sub(entry, 1, 4) == markPrefix) then
-                  replayed = replayed + 1
-                  for j = 1, #entry, 4 do
-                    local b1, b2, b3, b4 = string.byte(entry, j, j + 3)
-                    sets[n + 1] = 'SET'
-                    sets[n + 2] = 'u1'
-                    sets[n + 3] = ((b1 * 256 + b2) * 256 + b3) * 256 + b4
-                    sets[n + 4] = '1'
-                    n = n + 4
-                    if n >= 1024 then
-                      redis.call('BITFIELD', bitmap, unpack(sets, 1, n))
-                      n = 0
-                    end
-                  end
-                end
-              end
-              if n > 0 then redis.call('BITFIELD', bitmap, unpack(sets, 1, n)) end
-              return replayed
-            end
-            """;
-
-    /**
-     * KEYS: staging, list to replay, current journal, loading. ARGV: token, start, count, mark,
-     * mark index, then the uploaded length and population when the upload is to be verified.
-     * Never creates the staging key: a step that found it gone would otherwise recreate it.
-     */
-    private static final String REPLAY_SCRIPT = REPLAY_FUNCTION + """
-            if redis.call('GET', KEYS[4]) ~= ARGV[1] then return {-3, 0} end
-            if #ARGV > 5 then
-              if redis.call('STRLEN', KEYS[1]) ~= tonumber(ARGV[6])
-                  or redis.call('BITCOUNT', KEYS[1]) ~= tonumber(ARGV[7]) then return {-1, 0} end
-            elseif redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0} end
-            if redis.call('LINDEX', KEYS[3], ARGV[5]) ~= ARGV[4] then return {-2, 0} end
-            local start = tonumber(ARGV[2])
-            local entries = redis.call('LRANGE', KEYS[2], start, start + tonumber(ARGV[3]) - 1)
-            return {#entries, replay(KEYS[1], entries, ARGV[4])}
-            """;
-
-    /**
-     * KEYS: staging, live, current journal, meta, loading, dropped. ARGV: token, uploaded length,
-     * mark, mark index, tail start, then meta field/value pairs. Returns the adds replayed, or -1
-     * (staging altered), -2 (journal lost the mark), -3 (superseded by a newer load).
-     */
-    private static final String SWAP_SCRIPT = REPLAY_FUNCTION + """
-            if redis.call('GET', KEYS[5]) ~= ARGV[1] then return -3 end
-            if redis.call('STRLEN', KEYS[1]) ~= tonumber(ARGV[2]) then return -1 end
-            if redis.call('LINDEX', KEYS[3], ARGV[4]) ~= ARGV[3] then return -2 end
-            local replayed = replay(KEYS[1], redis.call('LRANGE', KEYS[3], ARGV[5], -1), ARGV[3])
-            if redis.call('EXISTS', KEYS[6]) == 1 and redis.call('EXISTS', KEYS[2]) == 1 then
-              redis.call('BITOP', 'OR', KEYS[1], KEYS[1], KEYS[2])
-            end
-            redis.call('PERSIST', KEYS[1])
-            redis.call('RENAME', KEYS[1], KEYS[2])
-            -- What writers and remembers tell each other outlives the load: see REMEMBER_MISS.
-            local missesUntil = redis.call('HGET', KEYS[4], 'missesUntil')
-            local unmarkedAddAt = redis.call('HGET', KEYS[4], 'unmarkedAddAt')
-            redis.call('DEL', KEYS[5], KEYS[4])
-            if #ARGV > 5 then
-              redis.call('HSET', KEYS[4], unpack(ARGV, 6))
-              if missesUntil then redis.call('HSET', KEYS[4], 'missesUntil', missesUntil) end
-              if unmarkedAddAt then redis.call('HSET', KEYS[4], 'unmarkedAddAt', unmarkedAddAt) end
-            end
-            return replayed
-            """;
-
-    /**
-     * KEYS: current journal, previous, since, dropped, loading. ARGV: retention (ms), capacity.
-     * Time is Redis's own, so instances' clocks do not matter. While a load holds the journal, the
-     * current list is neither rotated nor trimmed: the load's mark must stay where it was left.
-     * Returns the entries dropped.
-     */
-    private static final String MAINTAIN_SCRIPT = """
-            if redis.replicate_commands then redis.replicate_commands() end
-            local time = redis.call('TIME')
-            local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-            local retention = tonumber(ARGV[1])
-            local since = tonumber(redis.call('GET', KEYS[3]))
-            if not since then
-              redis.call('SET', KEYS[3], now)
-            elseif now - since >= retention and redis.call('EXISTS', KEYS[5]) == 0 then
-              redis.call('UNLINK', KEYS[2])
-              if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('RENAME', KEYS[1], KEYS[2]) end
-              redis.call('SET', KEYS[3], now)
-            end
-            local previous = redis.call('LLEN', KEYS[2])
-            local over = previous + redis.call('LLEN', KEYS[1]) - tonumber(ARGV[2])
-            if over <= 0 then return 0 end
-            local fromPrevious = math.min(over, previous)
-            local fromCurrent = 0
-            local holding = redis.call('PTTL', KEYS[5])
-            if holding < 0 then fromCurrent = over - fromPrevious end
-            if fromPrevious > 0 then redis.call('LTRIM', KEYS[2], fromPrevious, -1) end
-            if fromCurrent > 0 then redis.call('LTRIM', KEYS[1], fromCurrent, -1) end
-            if fromPrevious + fromCurrent > 0 then
-              -- a running load may swap as late as its hold lasts: merge until then, and a retention more
-              redis.call('SET', KEYS[4], '1', 'PX', math.max(1, retention + math.max(0, holding)))
-            end
-            return fromPrevious + fromCurrent
-            """;
-
-    /** KEYS: instances, generations. ARGV: instance id, instance value, generation. See {@link #heartbeat}. */
-    private static final String HEARTBEAT_SCRIPT = """
-            if redis.replicate_commands then redis.replicate_commands() end
-            local time = redis.call('TIME')
-            local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-            redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. '|' .. string.format('%d', now))
-            redis.call('HSET', KEYS[2], ARGV[3], string.format('%d', now))
-            return {now, redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2])}
-            """;
-
-    /** KEYS: loading, current journal. ARGV: token, ttl (ms), mark. Returns the journal's length. */
-    private static final String BEGIN_LOAD_SCRIPT = """
-            redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-            return redis.call('RPUSH', KEYS[2], ARGV[3])
-            """;
-
-    private static final String BLANK_IF_EQUALS = """
-            if redis.call('LINDEX', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('LSET', KEYS[1], ARGV[1], '') return 1 end
-            return 0
-            """;
-
-    private static final String CLEAR_BIT_IF_EXISTS = """
-            if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('SETBIT', KEYS[1], ARGV[1], 0) end
-            return 0
-            """;
-
-    private static final String EXPIRE_IF_EQUALS = """
-            if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-            return 0
-            """;
-
-    private static final String DELETE_IF_EQUALS = """
-            if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-            return 0
-            """;
+    /** The scripts (resources in {@code lua/}, each saying what it takes and answers), sent with {@code EVALSHA}. */
+    private static final LuaScript REPLAY_SCRIPT = LuaScript.of("replay-function", "replay-journal");
+    private static final LuaScript SWAP_SCRIPT = LuaScript.of("replay-function", "swap");
+    private static final LuaScript MAINTAIN_SCRIPT = LuaScript.of("maintain-journal");
+    private static final LuaScript HEARTBEAT_SCRIPT = LuaScript.of("heartbeat");
+    private static final LuaScript BEGIN_LOAD_SCRIPT = LuaScript.of("begin-load");
+    private static final LuaScript BLANK_IF_EQUALS = LuaScript.of("blank-if-equals");
+    private static final LuaScript CLEAR_BIT_IF_EXISTS = LuaScript.of("clear-bit-if-exists");
+    private static final LuaScript EXPIRE_IF_EQUALS = LuaScript.of("expire-if-equals");
+    private static final LuaScript DELETE_IF_EQUALS = LuaScript.of("delete-if-equals");
+    private static final LuaScript REMEMBER_MISS = LuaScript.of("now-function", "remember-miss");
+    private static final LuaScript MISS_REMEMBERED = LuaScript.of("now-function", "miss-remembered");
+    private static final LuaScript FORGET_MISSES_IF_IN_USE = LuaScript.of("now-function", "forget-misses-if-in-use");
+    private static final LuaScript ANNOUNCE = LuaScript.of("now-function", "announce");
+    private static final LuaScript TRUST = LuaScript.of("now-function", "trust");
 
     /**
      * Runs what must not run on a Redis I/O thread or the JDK's one timeout thread: blocking calls
@@ -227,6 +96,8 @@ public final class LettuceBitmapStore implements BitmapStore {
     private final Duration operationTimeout;
     private final CircuitBreaker breaker;
     private final Executor connector;
+    /** Set once Redis refused {@code EVALSHA} to this user: see {@link #sendWhole}. */
+    private volatile boolean evalshaRefused;
     private final AtomicReference<CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>>> sharedConnection =
             new AtomicReference<>();
 
@@ -315,6 +186,19 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
+    public CompletableFuture<Boolean> announceAsync(String metaKey, String channel, byte[] message) {
+        return this.<Long>scriptAsync("announce", operationTimeout, ANNOUNCE, ScriptOutputType.INTEGER,
+                new byte[][] { bytes(metaKey) }, bytes(channel), message).thenApply(published -> published != null && published == 1);
+    }
+
+    @Override
+    public long[] renewTrust(String metaKey, String channel, byte[] ping, Duration ttl) {
+        List<Long> reply = script("trust", TRUST, ScriptOutputType.MULTI, new byte[][] { bytes(metaKey) }, bytes(channel),
+                ping, bytes(Long.toString(ttl.toMillis())));
+        return new long[] { reply.get(0), reply.get(1), reply.get(2) };
+    }
+
+    @Override
     public CompletableFuture<Void> publishAsync(String channel, byte[] message) {
         return callAsync("PUBLISH", operationTimeout, commands -> List.of(commands.publish(bytes(channel), message)))
                 .thenApply(receivers -> null);
@@ -382,7 +266,7 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
-    public AutoCloseable subscribe(String channel, java.util.function.Consumer<byte[]> listener) {
+    public Subscription subscribe(String channel, ChannelListener listener) {
         try {
             return connections.subscribe(bytes(channel), listener);
         }
@@ -406,10 +290,9 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     @Override
     public long beginJournalLoad(JournalKeys journal, String token, byte[] mark, Duration ttl) {
-        Long length = call("EVAL begin load", operationTimeout, commands -> List.of(commands.<Long>eval(
-                BEGIN_LOAD_SCRIPT, ScriptOutputType.INTEGER,
+        Long length = script("begin load", BEGIN_LOAD_SCRIPT, ScriptOutputType.INTEGER,
                 new byte[][] { bytes(journal.loading()), bytes(journal.current()) }, bytes(token),
-                bytes(Long.toString(ttl.toMillis())), mark)));
+                bytes(Long.toString(ttl.toMillis())), mark);
         return length - 1;
     }
 
@@ -423,8 +306,7 @@ public final class LettuceBitmapStore implements BitmapStore {
             arguments.add(bytes(Long.toString(staging.length())));
             arguments.add(bytes(Long.toString(staging.population())));
         }
-        List<Long> reply = call("EVAL replay", operationTimeout, commands -> List.of(commands.<List<Long>>eval(
-                REPLAY_SCRIPT, ScriptOutputType.MULTI, keys, arguments.toArray(byte[][]::new))));
+        List<Long> reply = script("replay", REPLAY_SCRIPT, ScriptOutputType.MULTI, keys, arguments.toArray(byte[][]::new));
         return new long[] { reply.get(0), reply.get(1) };
     }
 
@@ -439,8 +321,7 @@ public final class LettuceBitmapStore implements BitmapStore {
             arguments.add(bytes(field));
             arguments.add(bytes(value));
         });
-        Long replayed = call("EVAL swap", operationTimeout, commands -> List.of(commands.<Long>eval(SWAP_SCRIPT,
-                ScriptOutputType.INTEGER, keys, arguments.toArray(byte[][]::new))));
+        Long replayed = script("swap", SWAP_SCRIPT, ScriptOutputType.INTEGER, keys, arguments.toArray(byte[][]::new));
         return replayed == null ? STAGING_ALTERED : replayed;
     }
 
@@ -448,9 +329,8 @@ public final class LettuceBitmapStore implements BitmapStore {
     public long maintainJournal(JournalKeys journal, Duration retention, long capacity) {
         byte[][] keys = { bytes(journal.current()), bytes(journal.previous()), bytes(journal.since()),
                 bytes(journal.dropped()), bytes(journal.loading()) };
-        Long dropped = call("EVAL maintain journal", operationTimeout, commands -> List.of(commands.<Long>eval(
-                MAINTAIN_SCRIPT, ScriptOutputType.INTEGER, keys, bytes(Long.toString(retention.toMillis())),
-                bytes(Long.toString(capacity)))));
+        Long dropped = script("maintain journal", MAINTAIN_SCRIPT, ScriptOutputType.INTEGER, keys,
+                bytes(Long.toString(retention.toMillis())), bytes(Long.toString(capacity)));
         return dropped == null ? 0 : dropped;
     }
 
@@ -458,9 +338,8 @@ public final class LettuceBitmapStore implements BitmapStore {
     public Heartbeat heartbeat(String instancesKey, String generationsKey, String instanceId, String instanceValue,
             String generation) {
         byte[][] keys = { bytes(instancesKey), bytes(generationsKey) };
-        List<Object> reply = call("EVAL heartbeat", operationTimeout, commands -> List.of(commands.<List<Object>>eval(
-                HEARTBEAT_SCRIPT, ScriptOutputType.MULTI, keys, bytes(instanceId), bytes(instanceValue),
-                bytes(generation))));
+        List<Object> reply = script("heartbeat", HEARTBEAT_SCRIPT, ScriptOutputType.MULTI, keys, bytes(instanceId),
+                bytes(instanceValue), bytes(generation));
         return new Heartbeat((Long) reply.get(0), pairs(reply.get(1)), pairs(reply.get(2)));
     }
 
@@ -487,8 +366,8 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     @Override
     public void clearBit(String key, long offset) {
-        call("EVAL clear bit", operationTimeout, commands -> List.of(commands.<Long>eval(CLEAR_BIT_IF_EXISTS,
-                ScriptOutputType.INTEGER, new byte[][] { bytes(key) }, bytes(Long.toString(offset)))));
+        script("clear bit", CLEAR_BIT_IF_EXISTS, ScriptOutputType.INTEGER, new byte[][] { bytes(key) },
+                bytes(Long.toString(offset)));
     }
 
     @Override
@@ -511,8 +390,8 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     @Override
     public void listBlankIfEquals(String key, long index, byte[] value) {
-        call("EVAL blank", operationTimeout, commands -> List.of(commands.<Long>eval(BLANK_IF_EQUALS,
-                ScriptOutputType.INTEGER, new byte[][] { bytes(key) }, bytes(Long.toString(index)), value)));
+        script("blank", BLANK_IF_EQUALS, ScriptOutputType.INTEGER, new byte[][] { bytes(key) },
+                bytes(Long.toString(index)), value);
     }
 
     @Override
@@ -531,15 +410,15 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     @Override
     public boolean expireIfEquals(String key, String value, Duration ttl) {
-        Long reply = call("EVAL expire", operationTimeout, commands -> List.of(commands.<Long>eval(EXPIRE_IF_EQUALS,
-                ScriptOutputType.INTEGER, new byte[][] { bytes(key) }, bytes(value), bytes(Long.toString(ttl.toMillis())))));
+        Long reply = script("expire", EXPIRE_IF_EQUALS, ScriptOutputType.INTEGER, new byte[][] { bytes(key) },
+                bytes(value), bytes(Long.toString(ttl.toMillis())));
         return reply != null && reply == 1;
     }
 
     @Override
     public boolean deleteIfEquals(String key, String value) {
-        Long reply = call("EVAL delete", operationTimeout, commands -> List.of(commands.<Long>eval(DELETE_IF_EQUALS,
-                ScriptOutputType.INTEGER, new byte[][] { bytes(key) }, bytes(value))));
+        Long reply = script("delete", DELETE_IF_EQUALS, ScriptOutputType.INTEGER, new byte[][] { bytes(key) },
+                bytes(value));
         return reply != null && reply == 1;
     }
 
@@ -560,88 +439,39 @@ public final class LettuceBitmapStore implements BitmapStore {
         return result;
     }
 
-    /** Lua: Redis's clock in milliseconds. */
-    private static final String NOW_FUNCTION = """
-            local function now()
-              local time = redis.call('TIME')
-              return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-            end
-            """;
-
-    /**
-     * KEYS: miss, added, meta. ARGV: scope, ttl in ms, window in ms. See
-     * {@link BitmapStore#rememberMissAsync}. The field holds {@code <loadedAt>:<ends at>}; the hash
-     * lives as long as its longest field. A writer that does not remember misses marks its adds only
-     * while {@code missesUntil} lies ahead; one that added without a mark left {@code unmarkedAddAt}
-     * instead, and for the window after it no remember is taken, whatever its key: as if that add
-     * had marked every key.
-     */
-    private static final String REMEMBER_MISS = NOW_FUNCTION + """
-            if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-            local live = redis.call('HGET', KEYS[3], 'loadedAt')
-            if not live then return 0 end
-            local ttl = tonumber(ARGV[2])
-            local window = tonumber(ARGV[3])
-            -- Tells writers that do not remember misses themselves to mark their adds until then.
-            local inUse = now() + ttl + window
-            if inUse > tonumber(redis.call('HGET', KEYS[3], 'missesUntil') or '0') then
-              redis.call('HSET', KEYS[3], 'missesUntil', string.format('%d', inUse))
-            end
-            if now() - tonumber(redis.call('HGET', KEYS[3], 'unmarkedAddAt') or '0') < window then return 0 end
-            redis.call('HSET', KEYS[1], ARGV[1], live .. ':' .. (now() + ttl))
-            if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
-            return 1
-            """;
-
-    /** KEYS: miss, meta. ARGV: scope. See {@link BitmapStore#missRememberedAsync}. */
-    private static final String MISS_REMEMBERED = NOW_FUNCTION + """
-            local remembered = redis.call('HGET', KEYS[1], ARGV[1])
-            if not remembered then return 0 end
-            local separator = string.find(remembered, ':', 1, true)
-            if not separator then return 0 end
-            if string.sub(remembered, 1, separator - 1) ~= redis.call('HGET', KEYS[2], 'loadedAt') then return 0 end
-            if tonumber(string.sub(remembered, separator + 1)) <= now() then return 0 end
-            return 1
-            """;
-
     @Override
     public CompletableFuture<Boolean> rememberMissAsync(String missKey, String scope, String addedKey,
             String metaKey, Duration ttl, long sendByNanos) {
-        return this.<Long>callAsync("EVAL remember miss", operationTimeout, commands -> List.of(
-                System.nanoTime() - sendByNanos > 0
-                        // Too late to be sure an add's mark would still refuse it: sends what answers "not remembered".
-                        ? commands.<Long>eval("return 0", ScriptOutputType.INTEGER)
-                        : commands.<Long>eval(REMEMBER_MISS, ScriptOutputType.INTEGER,
-                                new byte[][] { bytes(missKey), bytes(addedKey), bytes(metaKey) }, bytes(scope),
-                                bytes(Long.toString(ttl.toMillis())),
-                                bytes(Long.toString(MissKeys.ADDED_WINDOW.toMillis())))))
+        byte[][] keys = { bytes(missKey), bytes(addedKey), bytes(metaKey) };
+        byte[][] arguments = { bytes(scope), bytes(Long.toString(ttl.toMillis())),
+                bytes(Long.toString(MissKeys.ADDED_WINDOW.toMillis())) };
+        return this.<Long>callAsync("remember miss", operationTimeout,
+                commands -> List.of(rememberUnlessLate(commands, sendByNanos, false, keys, arguments)))
+                .exceptionallyCompose(error -> sendWhole(error)
+                        ? this.<Long>callAsync("remember miss", operationTimeout,
+                                commands -> List.of(rememberUnlessLate(commands, sendByNanos, true, keys, arguments)))
+                        : CompletableFuture.failedFuture(error))
                 .thenApply(reply -> reply != null && reply == 1);
+    }
+
+    /**
+     * The remember; or, once it is too late to be sure that an add's mark would still refuse it,
+     * what answers "not remembered" (decided as it is sent, so again when it is sent again).
+     */
+    private RedisFuture<Long> rememberUnlessLate(RedisClusterAsyncCommands<byte[], byte[]> commands, long sendByNanos,
+            boolean whole, byte[][] keys, byte[][] arguments) {
+        if (System.nanoTime() - sendByNanos > 0) {
+            return commands.eval("return 0", ScriptOutputType.INTEGER);
+        }
+        return send(commands, REMEMBER_MISS, whole, ScriptOutputType.INTEGER, keys, arguments);
     }
 
     @Override
     public CompletableFuture<Boolean> missRememberedAsync(String missKey, String scope, String metaKey,
             Duration timeout) {
-        return this.<Long>callAsync("EVAL miss remembered", timeout, commands -> List.of(commands.<Long>eval(
-                MISS_REMEMBERED, ScriptOutputType.INTEGER, new byte[][] { bytes(missKey), bytes(metaKey) },
-                bytes(scope)))).thenApply(reply -> reply != null && reply == 1);
+        return this.<Long>scriptAsync("miss remembered", timeout, MISS_REMEMBERED, ScriptOutputType.INTEGER,
+                new byte[][] { bytes(missKey), bytes(metaKey) }, bytes(scope)).thenApply(reply -> reply != null && reply == 1);
     }
-
-    /**
-     * KEYS: meta, then mark and miss of each key. ARGV: window in ms. See
-     * {@link BitmapStore#forgetMissesIfInUseAsync}.
-     */
-    private static final String FORGET_MISSES_IF_IN_USE = NOW_FUNCTION + """
-            local inUse = tonumber(redis.call('HGET', KEYS[1], 'missesUntil') or '0') > now()
-            if not inUse and redis.call('HGET', KEYS[1], 'loadedAt') then
-              -- No marks: the remembers of the next window refuse every key instead.
-              redis.call('HSET', KEYS[1], 'unmarkedAddAt', string.format('%d', now()))
-            end
-            for i = 2, #KEYS, 2 do
-              if inUse then redis.call('SET', KEYS[i], '1', 'PX', ARGV[1]) end
-              redis.call('DEL', KEYS[i + 1])
-            end
-            return 0
-            """;
 
     @Override
     public CompletableFuture<Void> forgetMissesIfInUseAsync(String metaKey, List<String> missKeys,
@@ -656,9 +486,8 @@ public final class LettuceBitmapStore implements BitmapStore {
             keys[1 + 2 * i] = bytes(addedKeys.get(i));
             keys[2 + 2 * i] = bytes(missKeys.get(i));
         }
-        return this.<Long>callAsync("EVAL forget misses", operationTimeout, commands -> List.of(commands.<Long>eval(
-                FORGET_MISSES_IF_IN_USE, ScriptOutputType.INTEGER, keys, bytes(Long.toString(window.toMillis())))))
-                .thenApply(done -> null);
+        return this.<Long>scriptAsync("forget misses", operationTimeout, FORGET_MISSES_IF_IN_USE, ScriptOutputType.INTEGER,
+                keys, bytes(Long.toString(window.toMillis()))).thenApply(done -> null);
     }
 
     @Override
@@ -683,6 +512,58 @@ public final class LettuceBitmapStore implements BitmapStore {
     @Override
     public CircuitBreaker.State circuitState() {
         return breaker.state();
+    }
+
+    /**
+     * Runs {@code script} with {@code EVALSHA}, and whole with {@code EVAL} once more when that
+     * fails for want of the script ({@link #sendWhole}).
+     */
+    private <T> T script(String name, LuaScript script, ScriptOutputType type, byte[][] keys, byte[]... arguments) {
+        try {
+            return call(name, operationTimeout, commands -> List.of(send(commands, script, false, type, keys, arguments)));
+        }
+        catch (BitmapStoreException ex) {
+            if (!sendWhole(ex)) {
+                throw ex;
+            }
+            return call(name, operationTimeout, commands -> List.of(send(commands, script, true, type, keys, arguments)));
+        }
+    }
+
+    /** {@link #script} without blocking the calling thread. */
+    private <T> CompletableFuture<T> scriptAsync(String name, Duration timeout, LuaScript script, ScriptOutputType type,
+            byte[][] keys, byte[]... arguments) {
+        return this.<T>callAsync(name, timeout, commands -> List.of(send(commands, script, false, type, keys, arguments)))
+                .exceptionallyCompose(error -> sendWhole(error)
+                        ? this.<T>callAsync(name, timeout, commands -> List.of(send(commands, script, true, type, keys, arguments)))
+                        : CompletableFuture.failedFuture(error));
+    }
+
+    private <T> RedisFuture<T> send(RedisClusterAsyncCommands<byte[], byte[]> commands, LuaScript script, boolean whole,
+            ScriptOutputType type, byte[][] keys, byte[]... arguments) {
+        return whole || evalshaRefused ? script.eval(commands, type, keys, arguments)
+                : script.evalsha(commands, type, keys, arguments);
+    }
+
+    /**
+     * Whether a script sent by its SHA-1 must go again whole: Redis no longer has it
+     * ({@code NOSCRIPT}: a restart, a failover to a replica, {@code SCRIPT FLUSH}; sending it
+     * whole caches it again), or the user may not {@code EVALSHA} (an ACL written for a release
+     * that only sent {@code EVAL}), after which every script goes whole, said once.
+     */
+    private boolean sendWhole(Throwable error) {
+        if (LuaScript.isNoScript(error)) {
+            return true;
+        }
+        if (!LuaScript.isEvalshaDenied(error)) {
+            return false;
+        }
+        if (!evalshaRefused) {
+            evalshaRefused = true;
+            log.warn("Redis refuses EVALSHA to this user: bloom-guard sends its scripts whole with EVAL instead, which"
+                    + " costs Redis a parse per call; add +evalsha to the user's ACL (see the operator's guide)");
+        }
+        return true;
     }
 
     /**

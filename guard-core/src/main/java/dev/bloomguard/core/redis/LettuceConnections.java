@@ -1,7 +1,5 @@
 package dev.bloomguard.core.redis;
 
-import java.util.function.Consumer;
-
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -38,7 +36,7 @@ public interface LettuceConnections extends AutoCloseable {
      * Listens to a pub/sub channel on a connection of its own until the returned handle is
      * closed. The listener runs on a Redis I/O thread.
      */
-    AutoCloseable subscribe(byte[] channel, Consumer<byte[]> listener);
+    BitmapStore.Subscription subscribe(byte[] channel, BitmapStore.ChannelListener listener);
 
     /** Closes the connections this provider opened; not the client. */
     @Override

@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -45,7 +46,9 @@ import dev.bloomguard.core.redis.BitmapStoreException;
  * its start or for at least the journal's retention (so no open transaction's add missed it).
  * Until then, by a covered generation of another configuration that is still written to
  * (heartbeated within the grace period less two heartbeats, so that no instance stops writing to
- * a generation that another still reads); failing both, the filter answers not ready (bypass).
+ * a generation that another still reads), whose "absent" blocks only when its bitmap was loaded
+ * from the source the own generation's was (the warmup query may change in the same deploy);
+ * failing both, the filter answers not ready (bypass).
  * <li>Once its own generation is coverable, the instance asks for a load of it.
  * <li>A generation nobody heartbeated for the grace period and one heartbeat is deleted.
  * </ul>
@@ -415,7 +418,7 @@ public final class FilterGenerations implements AutoCloseable {
         RedisBloomFilter resizedAnswering = answeringResize(resizes, resizeMetas, resizesComplete, ownMeta,
                 beat.instances(), writeAfter, now);
         RedisBloomFilter answering = resizedAnswering != null ? resizedAnswering
-                : !ownHeldBack && covered(ownMeta) ? own : firstCovered(readable.values());
+                : !ownHeldBack && covered(ownMeta) ? own : firstCovered(readable.values(), ownMeta.get(SOURCE));
         State previous = state;
         if (!resizes.equals(ownResizes)) {
             if (resizes.isEmpty()) {
@@ -575,6 +578,9 @@ public final class FilterGenerations implements AutoCloseable {
             Map<String, String> meta = metas.get(resize);
             if (complete.contains(resize) && covered(meta) && !loadedBefore(meta, ownMeta)
                     && resizeCoverage(resize, instances, writeAfter, now) != ResizeCoverage.NOT_WRITTEN) {
+                // Loaded by whichever instance got there first: during a rolling change of the warmup
+                // query, from the other query, which may leave out rows of ours (see firstCovered).
+                resize.setBlockingSuspended(!Objects.equals(meta.get(SOURCE), ownMeta.get(SOURCE)));
                 return resize;
             }
         }
@@ -603,9 +609,23 @@ public final class FilterGenerations implements AutoCloseable {
         }
     }
 
-    private RedisBloomFilter firstCovered(Collection<RedisBloomFilter> candidates) {
+    /** The field of a live bitmap's metadata naming the source it was loaded from, if its loader gave one. */
+    private static final String SOURCE = "source";
+
+    /**
+     * The first of {@code candidates} whose live bitmap covers every writer, or null; it answers
+     * "absent" only when loaded from the source the own generation's bitmap was ({@code ownSource}).
+     */
+    private RedisBloomFilter firstCovered(Collection<RedisBloomFilter> candidates, String ownSource) {
         for (RedisBloomFilter candidate : candidates) {
-            if (covered(candidate)) {
+            Map<String, String> meta = store.hashGetAll(candidate.keys().meta());
+            if (covered(meta)) {
+                // A rolling change of geometry and warmup query at once: the other generation holds
+                // the rows of its instances' query, which may leave out some of ours, and our
+                // warmer lifts our suspension once our own generation is loaded from our query,
+                // whatever generation answers. Suspended here, its "absent" lets the key through
+                // until our own generation answers (or both bitmaps come from one source).
+                candidate.setBlockingSuspended(!Objects.equals(meta.get(SOURCE), ownSource));
                 return candidate;
             }
         }
@@ -625,7 +645,8 @@ public final class FilterGenerations implements AutoCloseable {
         ownHeldBack = true;
         State current = state;
         if (current != null && current.answering() == own) {
-            state = new State(firstCovered(current.readable()), current.alsoWritten(), current.readable());
+            state = new State(firstCovered(current.readable(), store.hashGetAll(own.keys().meta()).get(SOURCE)),
+                    current.alsoWritten(), current.readable());
         }
     }
 
@@ -642,14 +663,10 @@ public final class FilterGenerations implements AutoCloseable {
     }
 
     /**
-     * True when the filter's live bitmap came from a load that covered every writer. A bitmap
+     * True when a live bitmap, by its metadata, came from a load that covered every writer. A bitmap
      * loaded by a release before generations were tracked (metadata without the field) was the
      * only generation then; one never loaded (no metadata) holds nothing.
      */
-    private boolean covered(RedisBloomFilter filter) {
-        return covered(store.hashGetAll(filter.keys().meta()));
-    }
-
     private static boolean covered(Map<String, String> meta) {
         return "1".equals(meta.get("covered")) || (!meta.isEmpty() && !meta.containsKey("covered"));
     }

@@ -169,7 +169,8 @@ class BitmapMirrorTest {
             }
 
             filter.load(LongStream.rangeClosed(1, 10_000).boxed());
-            warmAllPages(filter);
+            awaitHearing(filter);
+            warmTrustedPages(filter);
             long absentId = absentKeys(filter, 1).get(0);
             long callsBefore = bitfieldCalls();
             assertThat(filter.check(absentId)).isEqualTo(Membership.ABSENT);
@@ -273,7 +274,8 @@ class BitmapMirrorTest {
                 LettuceBitmapStore slowReads = LettuceBitmapStore.create(proxied, Duration.ofSeconds(10));
                 assertThat(slowReads.get("connected")).isEmpty();
                 BitmapMirror mirror = new BitmapMirror(writer.name(), writer.keys()::live, geometry, slowReads,
-                        new MirrorSettings(1 << 20, Duration.ofMillis(300), MirrorSettings.DEFAULT_PAGE_BYTES, true), loader);
+                        new MirrorSettings(1 << 20, Duration.ofMillis(300), MirrorSettings.DEFAULT_PAGE_BYTES, true), () -> true,
+                        loader);
                 long added = 5_000;
                 long[] offsets = new long[geometry.hashes()];
                 int shard = dev.bloomguard.core.hash.BitPositions.fillSharded(added, geometry.bits(), geometry.hashes(),
@@ -308,9 +310,197 @@ class BitmapMirrorTest {
         }
     }
 
+    /**
+     * A rolling change that turns the mirror on: the instances still on the old release have
+     * none. Their adds must reach a mirror that trusts its clear bits, or it blocks the key from
+     * memory until the page's next refresh.
+     */
+    @Test
+    void aKeyAddedOnAnInstanceWithoutAMirrorIsNotBlockedByATrustingOne() throws Exception {
+        String name = name();
+        RedisBloomFilter trusting = mirrored(name, storeA, trusting(Duration.ofMinutes(10)));
+        RedisBloomFilter plain = RedisBloomFilter.builder(name, geometry(), storeB).checkTimeout(TIMEOUT).build();
+        try {
+            plain.load(LongStream.rangeClosed(1, 10_000).boxed());
+            awaitHearing(trusting);
+            warmTrustedPages(trusting);
+            long callsBefore = bitfieldCalls();
+            List<Long> added = absentKeys(trusting, 200);
+            assertThat(bitfieldCalls()).as("absent keys blocked from memory").isEqualTo(callsBefore);
+
+            added.forEach(plain::add);
+            await("every add heard by the trusting mirror",
+                    () -> added.stream().allMatch(id -> trusting.check(id) == Membership.PRESENT));
+            long stillBlocked = LongStream.range(60_000_000, 60_001_000)
+                    .filter(id -> trusting.check(id) == Membership.ABSENT).count();
+            assertThat(stillBlocked).as("absent keys of 1,000 still blocked").isGreaterThan(900);
+        }
+        finally {
+            trusting.close();
+            plain.close();
+        }
+    }
+
+    /**
+     * Pub/sub drops what is published while a subscriber is disconnected (a network cut, a
+     * Redis that killed a slow subscriber over its output buffer limit), and the client
+     * resubscribes by itself. A trusting mirror must neither block from memory while it cannot
+     * hear, nor trust afterwards a page read before the adds it never heard of.
+     */
+    @Test
+    void addsMadeWhileATrustingMirrorWasCutOffAreNotBlockedFromItsMemory() throws Exception {
+        try (dev.bloomguard.embedded.DelayingProxy proxy = dev.bloomguard.embedded.DelayingProxy.start(redis.port(),
+                reply -> false, Duration.ZERO)) {
+            LettuceClients proxied = LettuceClients.standalone(proxy.port());
+            String name = name();
+            RedisBloomFilter writer = RedisBloomFilter.builder(name, geometry(), storeB).checkTimeout(TIMEOUT).build();
+            RedisBloomFilter trusting = mirrored(name, LettuceBitmapStore.create(proxied, Duration.ofSeconds(2)),
+                    trusting(Duration.ofMinutes(10)));
+            try {
+                writer.load(LongStream.rangeClosed(1, 10_000).boxed());
+                awaitHearing(trusting);
+                warmTrustedPages(trusting);
+                List<Long> added = absentKeys(trusting, 200);
+
+                proxy.cut(Duration.ofSeconds(3));
+                await("the cut noticed", () -> !trusting.mirrorStats().orElseThrow().hearing());
+                added.forEach(writer::add);
+                assertThat(added.subList(0, 3)).as("added while it could not hear").noneMatch(id -> trusting.check(id) == Membership.ABSENT);
+                await("the trusting instance subscribed again", () -> subscribers(writer) == 1);
+                awaitHearing(trusting);
+                assertThat(added).as("added while it could not hear, checked after").allMatch(id -> trusting.check(id) == Membership.PRESENT);
+
+                warmTrustedPages(trusting);
+                long callsBefore = bitfieldCalls();
+                long blocked = LongStream.range(60_000_000, 60_001_000)
+                        .filter(id -> trusting.check(id) == Membership.ABSENT).count();
+                assertThat(blocked).as("absent keys of 1,000 blocked").isGreaterThan(900);
+                assertThat(bitfieldCalls()).as("from memory again, once its pages are read again").isEqualTo(callsBefore);
+            }
+            finally {
+                trusting.close();
+                writer.close();
+                proxied.close();
+            }
+        }
+    }
+
+    /**
+     * Reads every page of a trusting mirror through checks of absent keys (Redis answers them,
+     * and an answer "absent" applies no bits), until it blocks such keys without asking Redis.
+     * Checks of present keys would not do: bits Redis confirms on a page being read make that
+     * page one to doubt until it is read again.
+     */
+    private static void warmTrustedPages(RedisBloomFilter filter) throws InterruptedException {
+        await("the trusted pages of " + filter.name(), () -> {
+            LongStream.range(70_000_000, 70_003_000).forEach(filter::check);
+            long callsBefore = bitfieldCalls();
+            LongStream.range(70_000_000, 70_000_100).forEach(filter::check);
+            return bitfieldCalls() == callsBefore;
+        });
+    }
+
+    /**
+     * A firewall or load balancer that drops an idle connection without a word: the client
+     * thinks it is subscribed, and nothing arrives. The mirror hears its own pings no more, and
+     * stops blocking from memory within seconds.
+     */
+    @Test
+    void aTrustingMirrorWhoseMessagesStopArrivingStopsBlockingFromMemory() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean stalled = new java.util.concurrent.atomic.AtomicBoolean();
+        try (dev.bloomguard.embedded.DelayingProxy proxy = dev.bloomguard.embedded.DelayingProxy.start(redis.port(),
+                reply -> stalled.get(), Duration.ofSeconds(60))) {
+            LettuceClients proxied = LettuceClients.standalone(proxy.port());
+            String name = name();
+            RedisBloomFilter writer = RedisBloomFilter.builder(name, geometry(), storeB).checkTimeout(TIMEOUT).build();
+            RedisBloomFilter trusting = RedisBloomFilter.builder(name, geometry(),
+                    LettuceBitmapStore.create(proxied, Duration.ofSeconds(1))).checkTimeout(Duration.ofMillis(200))
+                    .mirror(trusting(Duration.ofMinutes(10))).build();
+            try {
+                writer.load(LongStream.rangeClosed(1, 10_000).boxed());
+                awaitHearing(trusting);
+                warmTrustedPages(trusting);
+                List<Long> added = absentKeys(trusting, 3);
+
+                stalled.set(true);
+                long stalledAt = System.nanoTime();
+                await("its own pings missed", () -> !trusting.mirrorStats().orElseThrow().hearing());
+                assertThat(Duration.ofNanos(System.nanoTime() - stalledAt)).as("how long it trusted what it could not hear")
+                        .isLessThan(Duration.ofSeconds(6));
+                added.forEach(writer::add);
+                assertThat(added).as("added while nothing reached it").noneMatch(id -> trusting.check(id) == Membership.ABSENT);
+            }
+            finally {
+                stalled.set(false);
+                proxy.close();
+                trusting.close();
+                writer.close();
+                proxied.close();
+            }
+        }
+    }
+
+    /** Nobody trusts a mirror: an instance without one announces nothing, and costs no PUBLISH. */
+    @Test
+    void withoutATrustingMirrorAWriterWithoutAMirrorPublishesNothing() throws Exception {
+        String name = name();
+        RedisBloomFilter plain = RedisBloomFilter.builder(name, geometry(), storeB).checkTimeout(TIMEOUT).build();
+        RedisBloomFilter confirming = mirrored(name, storeA, MirrorSettings.of(8 << 20, Duration.ofMinutes(10)));
+        try {
+            plain.load(LongStream.rangeClosed(1, 1_000).boxed());
+            long publishedBefore = calls("publish");
+            LongStream.rangeClosed(1_001, 1_100).forEach(plain::add);
+            assertThat(calls("publish")).as("PUBLISH calls for 100 adds without a trusting mirror").isEqualTo(publishedBefore);
+            assertThat(LongStream.rangeClosed(1_001, 1_100).mapToObj(confirming::check)).containsOnly(Membership.PRESENT);
+
+            java.util.concurrent.atomic.AtomicInteger addsHeard = new java.util.concurrent.atomic.AtomicInteger();
+            io.lettuce.core.pubsub.StatefulRedisPubSubConnection<byte[], byte[]> listening = admin
+                    .connectPubSub(io.lettuce.core.codec.ByteArrayCodec.INSTANCE);
+            listening.addListener(new io.lettuce.core.pubsub.RedisPubSubAdapter<>() {
+                @Override
+                public void message(byte[] channel, byte[] message) {
+                    if (message.length > 0 && message[0] == 'A') {
+                        addsHeard.incrementAndGet();
+                    }
+                }
+            });
+            listening.sync().subscribe(plain.keys().events().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            RedisBloomFilter trusting = mirrored(name, storeA, trusting(Duration.ofMinutes(10)));
+            try {
+                awaitHearing(trusting);
+                LongStream.rangeClosed(1_101, 1_200).forEach(plain::add);
+                await("the adds announced to the trusting mirror", () -> addsHeard.get() == 100);
+            }
+            finally {
+                trusting.close();
+                listening.close();
+            }
+        }
+        finally {
+            plain.close();
+            confirming.close();
+        }
+    }
+
+    private static MirrorSettings trusting(Duration refreshAfter) {
+        return new MirrorSettings(8 << 20, refreshAfter, MirrorSettings.DEFAULT_PAGE_BYTES, true);
+    }
+
+    private static void awaitHearing(RedisBloomFilter filter) throws InterruptedException {
+        await(filter.name() + " hears other instances", () -> filter.mirrorStats().orElseThrow().hearing());
+    }
+
+    private static long subscribers(RedisBloomFilter filter) {
+        return adminConnection.sync().pubsubNumsub(filter.keys().events()).values().iterator().next();
+    }
+
     private static long bitfieldCalls() {
-        return adminConnection.sync().info("commandstats").lines().filter(line -> line.startsWith("cmdstat_bitfield_ro:"))
-                .map(line -> Long.parseLong(line.replaceAll(".*calls=(\\d+).*", "$1"))).findFirst().orElse(0L);
+        return calls("bitfield_ro");
+    }
+
+    private static long calls(String command) {
+        return adminConnection.sync().info("commandstats").lines().filter(line -> line.startsWith("cmdstat_" + command + ":"))
+                .map(line -> Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"))).findFirst().orElse(0L);
     }
 
     private static String name() {

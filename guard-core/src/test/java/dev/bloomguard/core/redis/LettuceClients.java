@@ -1,7 +1,6 @@
 package dev.bloomguard.core.redis;
 
 import java.util.List;
-import java.util.function.Consumer;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
@@ -53,7 +52,7 @@ public final class LettuceClients implements LettuceConnections {
     }
 
     @Override
-    public AutoCloseable subscribe(byte[] channel, Consumer<byte[]> listener) {
+    public BitmapStore.Subscription subscribe(byte[] channel, BitmapStore.ChannelListener listener) {
         return connections.subscribe(channel, listener);
     }
 

@@ -50,7 +50,9 @@ class PlainLettuceClientTest {
                         .isEqualTo(users.geometry().byteSize());
 
                 List<String> heard = new CopyOnWriteArrayList<>();
-                try (AutoCloseable subscription = store.subscribe("plain:news", message -> heard.add(new String(message)))) {
+                try (BitmapStore.Subscription subscription = store.subscribe("plain:news",
+                        message -> heard.add(new String(message)))) {
+                    assertThat(subscription.isHearing()).as("confirmed by Redis when subscribe returns").isTrue();
                     long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
                     while (heard.isEmpty() && System.nanoTime() < deadline) {
                         store.publish("plain:news", "hello".getBytes());

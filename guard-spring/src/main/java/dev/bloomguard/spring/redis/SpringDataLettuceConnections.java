@@ -1,13 +1,14 @@
 package dev.bloomguard.spring.redis;
 
 import java.util.Objects;
-import java.util.function.Consumer;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.LettuceConnections;
+import dev.bloomguard.core.redis.LettucePubSub;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 /**
@@ -49,26 +50,14 @@ public final class SpringDataLettuceConnections implements LettuceConnections {
         }
     }
 
+    /**
+     * On a pub/sub connection of the factory's own Lettuce client, as Spring's subscriptions are,
+     * but held directly: Spring's subscription does not say when its connection is lost and found
+     * again, which a mirror that trusts its clear bits must know ({@link LettucePubSub}).
+     */
     @Override
-    public AutoCloseable subscribe(byte[] channel, Consumer<byte[]> listener) {
-        RedisConnection connection = factory.getConnection();
-        try {
-            connection.subscribe((message, pattern) -> listener.accept(message.getBody()), channel);
-        }
-        catch (RuntimeException ex) {
-            connection.close();
-            throw ex;
-        }
-        return () -> {
-            try {
-                if (connection.getSubscription() != null) {
-                    connection.getSubscription().close();
-                }
-            }
-            finally {
-                connection.close();
-            }
-        };
+    public BitmapStore.Subscription subscribe(byte[] channel, BitmapStore.ChannelListener listener) {
+        return LettucePubSub.open(factory.getRequiredNativeClient(), channel, listener);
     }
 
     /** Nothing to close: the factory and its connections belong to the application. */

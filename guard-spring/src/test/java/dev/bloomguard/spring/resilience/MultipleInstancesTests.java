@@ -255,6 +255,40 @@ class MultipleInstancesTests {
         }
     }
 
+    /**
+     * A rolling deploy that turns on a mirror with {@code trust-absent}: the instances still on
+     * the old configuration have no mirror, and the users they create must soon pass the new
+     * instance, which otherwise blocks them from memory until its pages are read again (here
+     * never: {@code refresh-after} 10 minutes). Only the moment that pub/sub takes is allowed.
+     */
+    @Test
+    void aTrustingMirrorHearsTheAddsOfAnInstanceWithoutAMirror() throws Exception {
+        String prefix = prefix();
+        try (ConfigurableApplicationContext old = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL);
+                ConfigurableApplicationContext trusting = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL,
+                        "bloom-guard.filters.user.local-mirror.enabled=true",
+                        "bloom-guard.filters.user.local-mirror.trust-absent=true",
+                        "bloom-guard.filters.user.local-mirror.refresh-after=10m")) {
+            GuardedApp.Directory onOld = old.getBean(GuardedApp.Directory.class);
+            GuardedApp.Directory onTrusting = trusting.getBean(GuardedApp.Directory.class);
+            RedisBloomFilter mirrored = trusting.getBean(BloomFilterRegistry.class).filter("user");
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (!mirrored.mirrorStats().orElseThrow().hearing() || mirrored.mirrorStats().orElseThrow().pages() == 0) {
+                assertThat(System.nanoTime()).as("the trusting mirror hears and holds pages").isLessThan(deadline);
+                GuardedApp.rejected(onTrusting);
+                Thread.sleep(20);
+            }
+            assertThat(GuardedApp.rejected(onTrusting)).as("absent ids of 1,000 blocked").isGreaterThan(950);
+
+            for (int i = 0; i < 200; i++) {
+                long id = onOld.create();
+                GuardedApp.foundWithin(onTrusting, id, System.nanoTime(), Duration.ofSeconds(2),
+                        "created on the instance without a mirror, blocked by the trusting one");
+            }
+            assertThat(GuardedApp.rejected(onTrusting)).as("absent ids of 1,000 still blocked").isGreaterThan(950);
+        }
+    }
+
     private static String prefix() {
         return "fleet" + (++testNumber);
     }

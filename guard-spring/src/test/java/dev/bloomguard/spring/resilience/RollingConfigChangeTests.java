@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -121,6 +123,171 @@ class RollingConfigChangeTests {
                         .as("the new query's filter blocks absent keys").isGreaterThan(950);
             }
         }
+    }
+
+    /**
+     * A rolling deploy that changes the geometry and the warmup query at once. The old instance
+     * (its geometry, its query) and the new one (another geometry, a query that leaves out some
+     * of the old one's rows and returns some it did not, as a changed {@code WHERE} would) each
+     * write to both generations, and the new one answers from the old generation until its own
+     * covers every writer. Neither may block a row its own query returns, nor one created through
+     * either, at any moment of the rollout; once the old instance is gone the new one blocks
+     * absent keys.
+     */
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void neitherInstanceBlocksItsQuerysRowsWhenGeometryAndWarmupQueryChangeTogether(GuardedApp.Source source)
+            throws Exception {
+        seedBothQueriesTable();
+        try (RedisServer redis = RedisServer.start();
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                StatefulRedisConnection<String, String> admin = client.connect();
+                ConfigurableApplicationContext old = startOldOfBoth(source, redis, FAST_ROLLOUT)) {
+            List<Long> created = new ArrayList<>();
+            try (ConfigurableApplicationContext upgraded = startNewOfBoth(source, redis, FAST_ROLLOUT)) {
+                assertThat(liveKeys(admin)).as("the new configuration's generation beside the old").hasSize(2);
+                createAndFindFor(Duration.ofSeconds(4), created, oldOfBoth(old), newOfBoth(upgraded));
+
+                old.close(); // the last old instance goes: the rollout is over
+                createAndFindFor(Duration.ofSeconds(4), created, newOfBoth(upgraded));
+                assertThat(GuardedApp.rejectedWithin(newOfBoth(upgraded).directory(), Duration.ofSeconds(5)))
+                        .as("absent keys of 1,000 the new instance blocks once the rollout is over")
+                        .isGreaterThanOrEqualTo(900);
+            }
+        }
+    }
+
+    /**
+     * The same change rolled back once it was over (the old generation deleted): an instance of
+     * the old configuration comes back beside the new one and answers from the new generation
+     * until its own, loaded from its query, covers every writer. It must not block a row only its
+     * query returns meanwhile; once the new instance is gone it blocks absent keys.
+     */
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void anInstanceRolledBackToTheOldGeometryAndQueryBlocksNoneOfItsQuerysRows(GuardedApp.Source source)
+            throws Exception {
+        seedBothQueriesTable();
+        try (RedisServer redis = RedisServer.start();
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                StatefulRedisConnection<String, String> admin = client.connect()) {
+            List<Long> created = new ArrayList<>();
+            ConfigurableApplicationContext old = startOldOfBoth(source, redis, FAST_ROLLOUT);
+            try (ConfigurableApplicationContext upgraded = startNewOfBoth(source, redis, FAST_ROLLOUT)) {
+                createAndFindFor(Duration.ofSeconds(2), created, oldOfBoth(old), newOfBoth(upgraded));
+                old.close(); // the rollout is over
+                long closed = System.nanoTime();
+                while (liveKeys(admin).size() > 1) {
+                    assertThat(Duration.ofNanos(System.nanoTime() - closed))
+                            .as("time the unused generation's keys outlive the grace period").isLessThan(Duration.ofSeconds(8));
+                    createAndFindFor(Duration.ZERO, created, newOfBoth(upgraded));
+                }
+
+                try (ConfigurableApplicationContext rolledBack = startOldOfBoth(source, redis, FAST_ROLLOUT)) {
+                    createAndFindFor(Duration.ofSeconds(4), created, oldOfBoth(rolledBack), newOfBoth(upgraded));
+
+                    upgraded.close(); // the last new instance goes: the rollback is over
+                    createAndFindFor(Duration.ofSeconds(4), created, oldOfBoth(rolledBack));
+                    assertThat(GuardedApp.rejectedWithin(oldOfBoth(rolledBack).directory(), Duration.ofSeconds(5)))
+                            .as("absent keys of 1,000 the rolled-back instance blocks once the rollback is over")
+                            .isGreaterThanOrEqualTo(900);
+                }
+            }
+            finally {
+                old.close();
+            }
+        }
+    }
+
+    /**
+     * Geometry and warmup query change at once, with two new instances: the second starts while
+     * the new generation, loaded by the first, does not yet cover the old instance's adds (a
+     * longer journal retention keeps it so), finds it live from its own query, and answers from
+     * the old generation. It must not block a row only the new query returns.
+     */
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void aSecondNewInstanceBlocksNoneOfItsQuerysRowsWhileTheNewGenerationCoversNotYet(GuardedApp.Source source)
+            throws Exception {
+        seedBothQueriesTable();
+        String[] slowCover = { "bloom-guard.rollout.heartbeat-interval=200ms", "bloom-guard.rollout.grace-period=2s",
+                "bloom-guard.journal.retention=5s" };
+        try (RedisServer redis = RedisServer.start();
+                ConfigurableApplicationContext old = startOldOfBoth(source, redis, slowCover)) {
+            List<Long> created = new ArrayList<>();
+            try (ConfigurableApplicationContext first = startNewOfBoth(source, redis, slowCover);
+                    ConfigurableApplicationContext second = startNewOfBoth(source, redis, slowCover)) {
+                createAndFindFor(Duration.ofSeconds(4), created, oldOfBoth(old), newOfBoth(first), newOfBoth(second));
+
+                old.close(); // the last old instance goes: the rollout is over
+                createAndFindFor(Duration.ofSeconds(4), created, newOfBoth(first), newOfBoth(second));
+                for (ConfigurableApplicationContext upgraded : List.of(first, second)) {
+                    assertThat(GuardedApp.rejectedWithin(newOfBoth(upgraded).directory(), Duration.ofSeconds(8)))
+                            .as("absent keys of 1,000 a new instance blocks once the rollout is over")
+                            .isGreaterThanOrEqualTo(900);
+                }
+            }
+        }
+    }
+
+    /**
+     * Rows 2..4000 (even) for the geometry-and-query change: the old query leaves out those above
+     * 3000, the new one those up to 1000. Rows created later are returned by both, as a row that
+     * is neither deleted nor archived would be.
+     */
+    private static void seedBothQueriesTable() {
+        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY,"
+                + " in_old_query BOOLEAN NOT NULL DEFAULT TRUE, in_new_query BOOLEAN NOT NULL DEFAULT TRUE)",
+                "INSERT INTO " + TABLE + " SELECT 2 * g, 2 * g <= 3000, 2 * g > 1000 FROM generate_series(1, 2000) g");
+    }
+
+    private static final List<Long> OLD_QUERY_ROWS = LongStream.rangeClosed(1, 1500).map(i -> 2 * i).boxed().toList();
+    private static final List<Long> NEW_QUERY_ROWS = LongStream.rangeClosed(501, 2000).map(i -> 2 * i).boxed().toList();
+
+    /** An instance of the old configuration of {@link #seedBothQueriesTable}'s change. */
+    private static ConfigurableApplicationContext startOldOfBoth(GuardedApp.Source source, RedisServer redis,
+            String... rollout) {
+        return GuardedApp.start(source, redis.port(), "rollout", TABLE, "SELECT id FROM " + TABLE + " WHERE in_old_query",
+                rollout);
+    }
+
+    /** An instance of the new configuration of {@link #seedBothQueriesTable}'s change: twice the expected insertions, the new query. */
+    private static ConfigurableApplicationContext startNewOfBoth(GuardedApp.Source source, RedisServer redis,
+            String... rollout) {
+        List<String> properties = new ArrayList<>(List.of(rollout));
+        properties.add("bloom-guard.filters.user.expected-insertions=200000");
+        return GuardedApp.start(source, redis.port(), "rollout", TABLE, "SELECT id FROM " + TABLE + " WHERE in_new_query",
+                properties.toArray(String[]::new));
+    }
+
+    private static Instance oldOfBoth(ConfigurableApplicationContext context) {
+        return new Instance(context.getBean(GuardedApp.Directory.class), OLD_QUERY_ROWS);
+    }
+
+    private static Instance newOfBoth(ConfigurableApplicationContext context) {
+        return new Instance(context.getBean(GuardedApp.Directory.class), NEW_QUERY_ROWS);
+    }
+
+    /** An instance in a rollout, and the rows its own warmup query returns: it must never block them. */
+    private record Instance(GuardedApp.Directory directory, List<Long> queryRows) {
+    }
+
+    /**
+     * For {@code duration} (at least once): creates a row through each instance, then checks
+     * through each every row its own query returns and every row created, none of which may be blocked.
+     */
+    private static void createAndFindFor(Duration duration, List<Long> created, Instance... instances) {
+        long until = System.nanoTime() + duration.toNanos();
+        do {
+            for (Instance instance : instances) {
+                created.add(instance.directory().create());
+            }
+            for (Instance instance : instances) {
+                assertFoundThroughEach(Stream.concat(instance.queryRows().stream(), created.stream()).toList(),
+                        instance.directory());
+            }
+        }
+        while (System.nanoTime() < until);
     }
 
     private static void assertFoundThroughEach(List<Long> created, GuardedApp.Directory... instances) {
