@@ -2,6 +2,7 @@ package dev.bloomguard.bench;
 
 import java.time.Duration;
 import java.util.BitSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -126,11 +127,18 @@ final class InMemoryBitmapStore implements BitmapStore {
 
     @Override
     public Heartbeat heartbeat(String instancesKey, String generationsKey, String instanceId, String instanceValue,
-            String generation) {
+            List<String> generations) {
         long now = System.currentTimeMillis();
         hashes.computeIfAbsent(instancesKey, key -> new ConcurrentHashMap<>()).put(instanceId, instanceValue + "|" + now);
-        hashes.computeIfAbsent(generationsKey, key -> new ConcurrentHashMap<>()).put(generation, Long.toString(now));
-        return new Heartbeat(now, Map.copyOf(hashes.get(instancesKey)), Map.copyOf(hashes.get(generationsKey)));
+        Map<String, String> registry = hashes.computeIfAbsent(generationsKey, key -> new ConcurrentHashMap<>());
+        Map<String, String> previouslySeen = new HashMap<>();
+        for (String generation : generations) {
+            String seen = registry.put(generation, Long.toString(now));
+            if (seen != null) {
+                previouslySeen.put(generation, seen);
+            }
+        }
+        return new Heartbeat(now, Map.copyOf(hashes.get(instancesKey)), Map.copyOf(registry), previouslySeen);
     }
 
     @Override

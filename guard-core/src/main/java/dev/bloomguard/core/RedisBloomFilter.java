@@ -1253,6 +1253,11 @@ public final class RedisBloomFilter {
         private final long[] markIndexes = new long[geometry.shards()];
         /** Whether every instance wrote to this generation when the load began; see {@link FilterGenerations}. */
         private final boolean covering = generations == null || generations.ownCoverable();
+        /**
+         * This load's place among the loads of every generation of the filter, by Redis (not the
+         * loaders' clocks): which of two generations' bitmaps was read from the source later.
+         */
+        private final long sequence;
         private boolean used;
         private boolean swapped;
 
@@ -1260,6 +1265,7 @@ public final class RedisBloomFilter {
             if (generations != null) {
                 generations.loadStarting(covering);
             }
+            sequence = store.hashIncrement(FilterGenerations.loadsKey(keyPrefix, name), "sequence", 1);
             int begun = 0;
             try {
                 for (; begun < geometry.shards(); begun++) {
@@ -1364,6 +1370,7 @@ public final class RedisBloomFilter {
                 meta.put("source", sourceId);
             }
             meta.put("covered", pending.covering ? "1" : "0");
+            meta.put(FilterGenerations.LOAD_SEQUENCE, Long.toString(pending.sequence));
             long replayed = 0;
             for (int shard = shards - 1; shard >= 0; shard--) {
                 replayed += replayAndSwap(pending.staging(staging[shard], lengths[shard], populations[shard], shard),

@@ -241,13 +241,26 @@ public interface BitmapStore {
 
     /**
      * In one script, by Redis's clock: {@code HSET instancesKey instanceId "<instanceValue>|<now>"},
-     * {@code HSET generationsKey generation <now>}, then both hashes whole.
+     * {@code HSET generationsKey generation <now>} for each of {@code generations} (having read
+     * what it held), then both hashes whole.
      */
     Heartbeat heartbeat(String instancesKey, String generationsKey, String instanceId, String instanceValue,
-            String generation);
+            List<String> generations);
 
-    /** What {@link #heartbeat} read: Redis's time (ms) and both hashes. */
-    record Heartbeat(long now, Map<String, String> instances, Map<String, String> generations) {
+    /** {@link #heartbeat(String, String, String, String, List)} of one generation. */
+    default Heartbeat heartbeat(String instancesKey, String generationsKey, String instanceId, String instanceValue,
+            String generation) {
+        return heartbeat(instancesKey, generationsKey, instanceId, instanceValue, List.of(generation));
+    }
+
+    /**
+     * What {@link #heartbeat} read: Redis's time (ms) and both hashes.
+     *
+     * @param previouslySeen what {@code generationsKey} held for the generations heartbeated,
+     *        before this heartbeat (absent: nothing)
+     */
+    record Heartbeat(long now, Map<String, String> instances, Map<String, String> generations,
+            Map<String, String> previouslySeen) {
     }
 
     /** {@code HINCRBY key field by}: the field's new value. */

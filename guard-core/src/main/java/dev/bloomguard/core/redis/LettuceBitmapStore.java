@@ -336,11 +336,24 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     @Override
     public Heartbeat heartbeat(String instancesKey, String generationsKey, String instanceId, String instanceValue,
-            String generation) {
+            List<String> generations) {
         byte[][] keys = { bytes(instancesKey), bytes(generationsKey) };
-        List<Object> reply = script("heartbeat", HEARTBEAT_SCRIPT, ScriptOutputType.MULTI, keys, bytes(instanceId),
-                bytes(instanceValue), bytes(generation));
-        return new Heartbeat((Long) reply.get(0), pairs(reply.get(1)), pairs(reply.get(2)));
+        byte[][] arguments = new byte[2 + generations.size()][];
+        arguments[0] = bytes(instanceId);
+        arguments[1] = bytes(instanceValue);
+        for (int i = 0; i < generations.size(); i++) {
+            arguments[2 + i] = bytes(generations.get(i));
+        }
+        List<Object> reply = script("heartbeat", HEARTBEAT_SCRIPT, ScriptOutputType.MULTI, keys, arguments);
+        List<?> previous = (List<?>) reply.get(3);
+        Map<String, String> previouslySeen = new LinkedHashMap<>();
+        for (int i = 0; i < generations.size(); i++) {
+            String seen = new String((byte[]) previous.get(i), StandardCharsets.UTF_8);
+            if (!seen.isEmpty()) {
+                previouslySeen.put(generations.get(i), seen);
+            }
+        }
+        return new Heartbeat((Long) reply.get(0), pairs(reply.get(1)), pairs(reply.get(2)), previouslySeen);
     }
 
     /** A flat HGETALL reply as a map. */

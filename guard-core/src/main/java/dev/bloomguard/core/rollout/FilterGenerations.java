@@ -322,60 +322,35 @@ public final class FilterGenerations implements AutoCloseable {
      */
     public synchronized void heartbeat() {
         boolean first = state == null;
-        StringBuilder writes = new StringBuilder();
-        writingSince.forEach((descriptor, since) -> writes.append(writes.length() == 0 ? "" : ",").append(descriptor)
-                .append('@').append(since));
         long sent = System.nanoTime();
-        BitmapStore.Heartbeat beat = store.heartbeat(instancesKey, generationsKey, instanceId,
-                ownDescriptor + KNOWS_HASHES + "|" + (writes.length() == 0 ? ownDescriptor + "@0" : writes), ownDescriptor);
-        long now = beat.now();
+        List<String> ownChain = FilterResize.chain(store, keyPrefix, own.name(), ownDescriptor);
+        // The own generation and those auto-resize grows it into: heartbeated, so that every instance
+        // (of any release, of any configuration) writes to them, and stops only once none runs them.
+        List<String> heartbeated = new ArrayList<>(List.of(ownDescriptor));
+        ownChain.stream().filter(descriptor -> !heartbeated.contains(descriptor)).forEach(heartbeated::add);
+        writingSince.putIfAbsent(ownDescriptor, 0L);
+        BitmapStore.Heartbeat beat = beat(heartbeated, writingSince.keySet());
+        invalidateLeftUnwritten(beat, heartbeated);
         if (ownKeyed) {
             HashSecrets.publish(store, keyPrefix, own.name(), own.hash());
         }
-        foreign.keySet().retainAll(beat.generations().keySet());
-        List<String> ownChain = FilterResize.chain(store, keyPrefix, own.name(), ownDescriptor);
-
+        Written decision = written(beat, first, ownChain);
+        Set<String> stopping = stopping(decision);
+        if (!stopping.isEmpty()) {
+            // Claim first, then stop: the registry must say this instance no longer writes to a
+            // generation before it stops, or an instance returning to that generation meanwhile
+            // would count it as a writer and load a bitmap that misses its adds. Read again after
+            // the claim: one heartbeated meanwhile is written to on.
+            Set<String> claimed = new LinkedHashSet<>(writingSince.keySet());
+            claimed.removeAll(stopping);
+            beat = beat(heartbeated, claimed);
+            decision = written(beat, first, ownChain);
+        }
+        long now = beat.now();
         long writeAfter = now - grace.toMillis();
-        long readAfter = now - grace.toMillis() + 2 * heartbeat.toMillis();
-        List<RedisBloomFilter> alsoWritten = new ArrayList<>();
-        Map<String, RedisBloomFilter> readable = new TreeMap<>();
-        writingSince.putIfAbsent(ownDescriptor, 0L);
-        // Descriptors that differ only in a key type stored like no key type (integer, uuid, text,
-        // bytes) name the same keys: one generation, judged by the freshest of them.
-        Map<String, Long> seenByKeys = new HashMap<>();
-        Map<String, String> descriptorByKeys = new HashMap<>();
-        for (Map.Entry<String, String> generation : beat.generations().entrySet()) {
-            String live = liveKey(generation.getKey());
-            long seen = Long.parseLong(generation.getValue());
-            if (seenByKeys.merge(live, seen, Math::max) == seen) {
-                descriptorByKeys.put(live, generation.getKey());
-            }
-        }
-        for (Map.Entry<String, String> generation : beat.generations().entrySet()) {
-            String descriptor = generation.getKey();
-            String live = liveKey(descriptor);
-            if (live.equals(own.keys().live())) {
-                continue;
-            }
-            long seen = seenByKeys.get(live);
-            if (seen < writeAfter - heartbeat.toMillis()) {
-                if (!ownChain.contains(descriptor)) { // a generation this one grows into is not unused
-                    delete(descriptor, descriptorByKeys.get(live).equals(descriptor));
-                }
-                continue;
-            }
-            if (seen >= writeAfter && descriptorByKeys.get(live).equals(descriptor)) {
-                RedisBloomFilter filter = foreign.computeIfAbsent(descriptor, foreignFactory);
-                alsoWritten.add(filter);
-                writingSince.putIfAbsent(descriptor, first ? 0L : now);
-                // Only a generation whose keys compare as ours may answer for us: one of another key
-                // type hashed "ALICE" and "alice" (or "AB12" and "AB12    ") apart.
-                if (seen >= readAfter && java.util.Objects.equals(keyType(descriptor), own.keyType().orElse(null))) {
-                    readable.put(descriptor, filter);
-                }
-            }
-        }
-        List<RedisBloomFilter> resizes = writeResizes(ownChain, alsoWritten, first, now);
+        List<RedisBloomFilter> alsoWritten = decision.alsoWritten();
+        Map<String, RedisBloomFilter> readable = decision.readable();
+        List<RedisBloomFilter> resizes = decision.resizes();
         writingSince.keySet().removeIf(descriptor -> !descriptor.equals(ownDescriptor)
                 && alsoWritten.stream().noneMatch(filter -> descriptor(filter).equals(descriptor)));
 
@@ -587,8 +562,27 @@ public final class FilterGenerations implements AutoCloseable {
         return null;
     }
 
-    /** True when the load behind {@code meta} began before the one behind {@code other} (by the loaders' clocks). */
+    /**
+     * The field of a live bitmap's metadata that orders the loads of a filter's generations, by a
+     * counter in Redis ({@link #loadsKey}) that each load increments as it begins.
+     */
+    public static final String LOAD_SEQUENCE = "loadSequence";
+
+    /** The counter behind {@link #LOAD_SEQUENCE}, one per filter (every generation), in the filter's slot. */
+    public static String loadsKey(String keyPrefix, String name) {
+        return keyPrefix + ":{" + name + "}:loads";
+    }
+
+    /**
+     * True when the load behind {@code meta} began before the one behind {@code other}: by their
+     * {@link #LOAD_SEQUENCE}, or, for a bitmap a release before it loaded, by the loaders' clocks.
+     */
     private static boolean loadedBefore(Map<String, String> meta, Map<String, String> other) {
+        String sequence = meta.get(LOAD_SEQUENCE);
+        String otherSequence = other.get(LOAD_SEQUENCE);
+        if (sequence != null && otherSequence != null) {
+            return Long.parseLong(sequence) < Long.parseLong(otherSequence);
+        }
         long started = loadStarted(meta);
         long otherStarted = loadStarted(other);
         return started >= 0 && otherStarted >= 0 && started < otherStarted;
@@ -607,6 +601,124 @@ public final class FilterGenerations implements AutoCloseable {
         catch (RuntimeException ex) {
             return null;
         }
+    }
+
+    /** The heartbeat script: registers {@code heartbeated}, claims to write to {@code writes}, reads the registry. */
+    private BitmapStore.Heartbeat beat(List<String> heartbeated, Collection<String> writes) {
+        StringBuilder value = new StringBuilder(ownDescriptor).append(KNOWS_HASHES).append('|');
+        int length = value.length();
+        for (String descriptor : writes) {
+            value.append(value.length() == length ? "" : ",").append(descriptor).append('@')
+                    .append(writingSince.getOrDefault(descriptor, 0L));
+        }
+        return store.heartbeat(instancesKey, generationsKey, instanceId, value.toString(), heartbeated);
+    }
+
+    /**
+     * A generation this instance heartbeats that nobody had heartbeated for the grace period, while
+     * an instance of another generation ran later than that: those instances may have stopped writing to
+     * it (a release before this one does so without saying it in the registry), so it may lack their adds, although its
+     * metadata says its load covered every writer. Its ready marker is cleared: its checks bypass
+     * until it is loaded again. A rollback that returns to the previous configuration after its
+     * grace period, a restart of the last instance of a generation, an instance whose heartbeats
+     * failed for that long.
+     */
+    private void invalidateLeftUnwritten(BitmapStore.Heartbeat beat, List<String> heartbeated) {
+        for (Map.Entry<String, String> previous : beat.previouslySeen().entrySet()) {
+            long seen = Long.parseLong(previous.getValue());
+            if (seen >= beat.now() - grace.toMillis()) {
+                continue;
+            }
+            String live = liveKey(previous.getKey());
+            long laterThanItsGrace = seen + grace.toMillis() - heartbeat.toMillis();
+            boolean othersRanOn = false;
+            for (Map.Entry<String, String> other : beat.generations().entrySet()) {
+                // One this heartbeat registered too counts by what the registry held before it.
+                String otherSeen = heartbeated.contains(other.getKey()) ? beat.previouslySeen().get(other.getKey())
+                        : other.getValue();
+                othersRanOn |= otherSeen != null && !liveKey(other.getKey()).equals(live)
+                        && Long.parseLong(otherSeen) > laterThanItsGrace;
+            }
+            if (othersRanOn) {
+                FilterGeometry geometry = geometry(previous.getKey());
+                FilterKeys keys = keys(previous.getKey());
+                for (int shard = 0; shard < geometry.shards(); shard++) {
+                    store.clearBit(keys.live(shard), geometry.markerOffset());
+                }
+                log.warn("Filter '{}': generation {} was heartbeated by no instance for {} s while others ran on, so it"
+                        + " may lack their adds; made not ready, it bypasses until loaded again", own.name(),
+                        previous.getKey(), (beat.now() - seen) / 1000);
+            }
+        }
+    }
+
+    /**
+     * What a heartbeat decided to write to and read from.
+     *
+     * @param resizes the generations auto-resize decided after the own one, in order
+     */
+    private record Written(List<RedisBloomFilter> alsoWritten, Map<String, RedisBloomFilter> readable,
+            List<RedisBloomFilter> resizes) {
+    }
+
+    /** Generations written to until now whose keys this heartbeat writes to no more. */
+    private Set<String> stopping(Written written) {
+        Set<String> lives = new HashSet<>();
+        lives.add(own.keys().live());
+        written.alsoWritten().forEach(filter -> lives.add(filter.keys().live()));
+        Set<String> stopping = new LinkedHashSet<>();
+        for (String descriptor : writingSince.keySet()) {
+            if (!lives.contains(liveKeyOrNull(descriptor))) {
+                stopping.add(descriptor);
+            }
+        }
+        return stopping;
+    }
+
+    private Written written(BitmapStore.Heartbeat beat, boolean first, List<String> ownChain) {
+        long now = beat.now();
+        foreign.keySet().retainAll(beat.generations().keySet());
+        long writeAfter = now - grace.toMillis();
+        long readAfter = now - grace.toMillis() + 2 * heartbeat.toMillis();
+        List<RedisBloomFilter> alsoWritten = new ArrayList<>();
+        Map<String, RedisBloomFilter> readable = new TreeMap<>();
+        // Descriptors that differ only in a key type stored like no key type (integer, uuid, text,
+        // bytes) name the same keys: one generation, judged by the freshest of them.
+        Map<String, Long> seenByKeys = new HashMap<>();
+        Map<String, String> descriptorByKeys = new HashMap<>();
+        for (Map.Entry<String, String> generation : beat.generations().entrySet()) {
+            String live = liveKey(generation.getKey());
+            long seen = Long.parseLong(generation.getValue());
+            if (seenByKeys.merge(live, seen, Math::max) == seen) {
+                descriptorByKeys.put(live, generation.getKey());
+            }
+        }
+        for (Map.Entry<String, String> generation : beat.generations().entrySet()) {
+            String descriptor = generation.getKey();
+            String live = liveKey(descriptor);
+            if (live.equals(own.keys().live())) {
+                continue;
+            }
+            long seen = seenByKeys.get(live);
+            if (seen < writeAfter - heartbeat.toMillis()) {
+                if (!ownChain.contains(descriptor)) { // a generation this one grows into is not unused
+                    delete(descriptor, descriptorByKeys.get(live).equals(descriptor));
+                }
+                continue;
+            }
+            if (seen >= writeAfter && descriptorByKeys.get(live).equals(descriptor)) {
+                RedisBloomFilter filter = foreign.computeIfAbsent(descriptor, foreignFactory);
+                alsoWritten.add(filter);
+                writingSince.putIfAbsent(descriptor, first ? 0L : now);
+                // Only a generation whose keys compare as ours may answer for us: one of another key
+                // type hashed "ALICE" and "alice" (or "AB12" and "AB12    ") apart.
+                if (seen >= readAfter && Objects.equals(keyType(descriptor), own.keyType().orElse(null))) {
+                    readable.put(descriptor, filter);
+                }
+            }
+        }
+        List<RedisBloomFilter> resizes = writeResizes(ownChain, alsoWritten, first, now);
+        return new Written(alsoWritten, readable, resizes);
     }
 
     /** The field of a live bitmap's metadata naming the source it was loaded from, if its loader gave one. */

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.LongStream;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -151,6 +152,142 @@ class FilterResizeTest {
         assertThat(b.status().resizedFrom()).as("back on the configured generation").isEmpty();
         a.add(1_000_003L);
         assertThat(b.checkAll(List.of(1L, 600L, 700L, 1_000_001L, 1_000_003L))).containsOnly(Membership.PRESENT);
+    }
+
+    /**
+     * An instance of a release before auto-resize joins (a rollback, a canary) after the grown
+     * generation answers. It knows only the registry and writes to every generation heartbeated
+     * there: the grown one must be among them, or the users it creates are blocked by the
+     * instances answering from the grown generation, while it runs and after it leaves.
+     */
+    @Test
+    void anInstanceOfAReleaseBeforeAutoResizeWritesToTheGrownGenerationThatAnswers() throws Exception {
+        List<RedisBloomFilter> toLoad = new CopyOnWriteArrayList<>();
+        RedisBloomFilter a = resizing("earlier-release", "instance-a", toLoad);
+        RedisBloomFilter grown = grownAndAnswering(a, toLoad);
+
+        RedisBloomFilter configured = RedisBloomFilter.builder("user", FilterGeometry.of(200, 0.01), store)
+                .keyPrefix("earlier-release").keyType(KeyType.INTEGER).checkTimeout(Duration.ofSeconds(5)).build();
+        try (EarlierReleaseInstance earlier = new EarlierReleaseInstance(store, "earlier-release", configured,
+                "instance-earlier", GRACE)) {
+            earlier.heartbeat();
+            earlier.add(5_000L);
+            assertThat(a.check(5_000L)).as("added by the earlier release while it runs").isEqualTo(Membership.PRESENT);
+            assertThat(earlier.othersWritten()).as("the grown generation is in the registry").contains(grown.keys().live());
+            earlier.heartbeat(); // says it writes to the grown generation (from its start)
+            heartbeat(a);
+            earlier.add(5_001L);
+            assertThat(a.status().geometry().expectedInsertions()).as("the grown generation still answers")
+                    .isEqualTo(1_600);
+            assertThat(a.checkAll(List.of(5_000L, 5_001L))).containsOnly(Membership.PRESENT);
+        }
+        heartbeat(a);
+        assertThat(a.status().geometry().expectedInsertions()).isEqualTo(1_600);
+        assertThat(a.checkAll(List.of(1L, 600L, 5_000L, 5_001L))).as("after it left").containsOnly(Membership.PRESENT);
+        assertThat(a.checkAll(LongStream.rangeClosed(1_000_000, 1_000_999).boxed().toList()))
+                .as("most absent keys are blocked by the grown generation").filteredOn(Membership.ABSENT::equals)
+                .hasSizeGreaterThan(950);
+    }
+
+    /**
+     * A rollback to a release before auto-resize, and forward again once the grown generation had
+     * gone unwritten for the grace period (the earlier release stops writing to a generation no
+     * instance heartbeats, without saying so, and deletes it a heartbeat later). The returning
+     * instance finds the decision and the grown generation, whose metadata says it covered every
+     * writer, but it lacks the users created meanwhile: it answers from the configured
+     * generation until the grown one is loaded again.
+     */
+    @Test
+    void aRollbackToAReleaseBeforeAutoResizeAndForwardAgainBlocksNothingCreatedMeanwhile() throws Exception {
+        List<RedisBloomFilter> toLoad = new CopyOnWriteArrayList<>();
+        RedisBloomFilter a = resizing("roll-back-and-forth", "instance-a", toLoad);
+        grownAndAnswering(a, toLoad);
+        RedisBloomFilter configured = RedisBloomFilter.builder("user", FilterGeometry.of(200, 0.01), store)
+                .keyPrefix("roll-back-and-forth").keyType(KeyType.INTEGER).checkTimeout(Duration.ofSeconds(5)).build();
+        try (EarlierReleaseInstance earlier = new EarlierReleaseInstance(store, "roll-back-and-forth", configured,
+                "instance-earlier", GRACE)) {
+            earlier.heartbeat();
+            a.generations().orElseThrow().close(); // the rollback: the last instance of this release leaves
+            earlier.add(8_000L);
+            Thread.sleep(GRACE.toMillis() + 50);
+            earlier.heartbeat(); // writes to the configured generation alone
+            earlier.add(8_001L);
+
+            List<RedisBloomFilter> returningLoads = new CopyOnWriteArrayList<>();
+            RedisBloomFilter returning = resizing("roll-back-and-forth", "instance-returning", returningLoads);
+            heartbeat(returning);
+            assertThat(returning.checkAll(List.of(1L, 8_000L, 8_001L))).as("created during the rollback")
+                    .doesNotContain(Membership.ABSENT);
+
+            earlier.heartbeat(); // writes to the grown generation again
+            Thread.sleep(RETENTION.toMillis() + 100);
+            earlier.heartbeat();
+            heartbeat(returning);
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (returningLoads.isEmpty()) {
+                assertThat(System.nanoTime()).as("asked to load the grown generation again").isLessThan(deadline);
+                Thread.sleep(10);
+            }
+            returningLoads.get(0).load(Stream.concat(LongStream.rangeClosed(1, 600).boxed(), Stream.of(8_000L, 8_001L)));
+            heartbeat(returning);
+            earlier.add(8_002L);
+            assertThat(returning.status().geometry().expectedInsertions()).isEqualTo(1_600);
+            assertThat(returning.checkAll(List.of(1L, 600L, 8_000L, 8_001L, 8_002L))).containsOnly(Membership.PRESENT);
+            assertThat(returning.checkAll(LongStream.rangeClosed(1_000_000, 1_000_999).boxed().toList()))
+                    .filteredOn(Membership.ABSENT::equals).hasSizeGreaterThan(950);
+        }
+    }
+
+    /**
+     * The configured generation is rebuilt while the grown one answers (a rebuild interval, an
+     * operator), by an instance whose clock is an hour behind, and the rebuild finds a row created
+     * behind the guard's back, which the grown generation lacks. Which load read the source later
+     * is Redis's to say, not the loaders' clocks: the grown generation answers again only once it
+     * is loaded again.
+     */
+    @Test
+    void aRebuildByALoaderWhoseClockIsBehindStillHasTheGrownGenerationLoadedAgainBeforeItAnswers() throws Exception {
+        List<RedisBloomFilter> toLoad = new CopyOnWriteArrayList<>();
+        RedisBloomFilter a = resizing("skewed-clock", "instance-a", toLoad);
+        grownAndAnswering(a, toLoad);
+        toLoad.clear();
+
+        a.load(Stream.concat(LongStream.rangeClosed(1, 600).boxed(), Stream.of(7_000L)));
+        store.hashIncrement(a.keys().meta(), "loadedAt", -3_600_000); // its loader's clock is an hour behind
+        heartbeat(a);
+        assertThat(a.check(7_000L)).as("found by the rebuild of the configured generation").isEqualTo(Membership.PRESENT);
+
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (toLoad.isEmpty()) {
+            assertThat(System.nanoTime()).as("asked to load the grown generation again").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+        toLoad.get(0).load(Stream.concat(LongStream.rangeClosed(1, 600).boxed(), Stream.of(7_000L)));
+        heartbeat(a);
+        assertThat(a.status().geometry().expectedInsertions()).as("the grown generation answers again").isEqualTo(1_600);
+        assertThat(a.checkAll(List.of(1L, 600L, 7_000L))).containsOnly(Membership.PRESENT);
+        assertThat(a.checkAll(LongStream.rangeClosed(1_000_000, 1_000_999).boxed().toList()))
+                .filteredOn(Membership.ABSENT::equals).hasSizeGreaterThan(950);
+    }
+
+    /** Loads {@code a} over capacity and waits until the generation it grows into is loaded and answers. */
+    private static RedisBloomFilter grownAndAnswering(RedisBloomFilter a, List<RedisBloomFilter> toLoad)
+            throws InterruptedException {
+        heartbeat(a);
+        a.load(LongStream.rangeClosed(1, 600).boxed()); // three times its 200: decides a resize
+        heartbeat(a);
+        Thread.sleep(RETENTION.toMillis() + 100);
+        heartbeat(a);
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (toLoad.isEmpty()) {
+            assertThat(System.nanoTime()).as("asked to load the grown generation").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+        RedisBloomFilter grown = toLoad.get(0);
+        grown.load(LongStream.rangeClosed(1, 600).boxed());
+        heartbeat(a);
+        assertThat(a.status().geometry().expectedInsertions()).as("the grown generation answers").isEqualTo(1_600);
+        return grown;
     }
 
     private static RedisBloomFilter resizing(String prefix, String instance, List<RedisBloomFilter> toLoad) {
