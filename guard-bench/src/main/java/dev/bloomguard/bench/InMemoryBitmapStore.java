@@ -142,6 +142,11 @@ final class InMemoryBitmapStore implements BitmapStore {
     }
 
     @Override
+    public long timeMillis() {
+        return System.currentTimeMillis();
+    }
+
+    @Override
     public long hashIncrement(String key, String field, long by) {
         return Long.parseLong(hashes.computeIfAbsent(key, name -> new ConcurrentHashMap<>())
                 .merge(field, Long.toString(by), (before, more) -> Long.toString(Long.parseLong(before) + by)));

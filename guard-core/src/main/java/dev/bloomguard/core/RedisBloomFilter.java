@@ -1254,10 +1254,11 @@ public final class RedisBloomFilter {
         /** Whether every instance wrote to this generation when the load began; see {@link FilterGenerations}. */
         private final boolean covering = generations == null || generations.ownCoverable();
         /**
-         * This load's place among the loads of every generation of the filter, by Redis (not the
-         * loaders' clocks): which of two generations' bitmaps was read from the source later.
+         * When this load began by Redis's clock (ms), not the loader's: which of two generations'
+         * bitmaps was read from the source later, and whether it began after a generation was
+         * found left unwritten ({@link FilterGenerations}).
          */
-        private final long sequence;
+        private final long began;
         private boolean used;
         private boolean swapped;
 
@@ -1265,7 +1266,7 @@ public final class RedisBloomFilter {
             if (generations != null) {
                 generations.loadStarting(covering);
             }
-            sequence = store.hashIncrement(FilterGenerations.loadsKey(keyPrefix, name), "sequence", 1);
+            began = store.timeMillis();
             int begun = 0;
             try {
                 for (; begun < geometry.shards(); begun++) {
@@ -1325,7 +1326,7 @@ public final class RedisBloomFilter {
             finally {
                 loading.set(false);
                 if (generations != null) {
-                    generations.loadEnded(swapped && covering);
+                    generations.loadEnded(swapped && covering && !generations.ownInvalidatedSince(began));
                 }
             }
         }
@@ -1369,8 +1370,10 @@ public final class RedisBloomFilter {
             if (sourceId != null) {
                 meta.put("source", sourceId);
             }
-            meta.put("covered", pending.covering ? "1" : "0");
-            meta.put(FilterGenerations.LOAD_SEQUENCE, Long.toString(pending.sequence));
+            boolean covering = pending.covering
+                    && (generations == null || !generations.ownInvalidatedSince(pending.began));
+            meta.put("covered", covering ? "1" : "0");
+            meta.put(FilterGenerations.LOAD_BEGAN, Long.toString(pending.began));
             long replayed = 0;
             for (int shard = shards - 1; shard >= 0; shard--) {
                 replayed += replayAndSwap(pending.staging(staging[shard], lengths[shard], populations[shard], shard),

@@ -263,6 +263,9 @@ public interface BitmapStore {
             Map<String, String> previouslySeen) {
     }
 
+    /** Redis's clock ({@code TIME}), in milliseconds. */
+    long timeMillis();
+
     /** {@code HINCRBY key field by}: the field's new value. */
     long hashIncrement(String key, String field, long by);
 

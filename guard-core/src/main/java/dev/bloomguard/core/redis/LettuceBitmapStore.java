@@ -368,6 +368,13 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
+    public long timeMillis() {
+        List<byte[]> time = call("TIME", operationTimeout, commands -> List.of(commands.time()));
+        return Long.parseLong(new String(time.get(0), StandardCharsets.US_ASCII)) * 1000
+                + Long.parseLong(new String(time.get(1), StandardCharsets.US_ASCII)) / 1000;
+    }
+
+    @Override
     public long hashIncrement(String key, String field, long by) {
         return call("HINCRBY", operationTimeout, commands -> List.of(commands.hincrby(bytes(key), bytes(field), by)));
     }

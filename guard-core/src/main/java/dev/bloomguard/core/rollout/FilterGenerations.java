@@ -89,6 +89,13 @@ public final class FilterGenerations implements AutoCloseable {
     /** The generations decided after the own one, in order, as of the last heartbeat; see {@link #onResizedToLoad}. */
     private volatile List<RedisBloomFilter> ownResizes = List.of();
     private volatile Consumer<RedisBloomFilter> loadResized = filter -> { };
+    /**
+     * Generations this instance found left unwritten ({@link #invalidateLeftUnwritten}), by live
+     * key, with when (Redis ms): a bitmap whose load began before counts as not covered here.
+     */
+    private final Map<String, Long> invalidatedAt = new HashMap<>();
+    /** Generations left unwritten whose ready markers are still to be cleared (a failed try), by descriptor. */
+    private final Set<String> toInvalidate = new LinkedHashSet<>();
 
     /**
      * What the last heartbeat found; null before the first.
@@ -323,6 +330,7 @@ public final class FilterGenerations implements AutoCloseable {
     public synchronized void heartbeat() {
         boolean first = state == null;
         long sent = System.nanoTime();
+        clearMarkersToInvalidate();
         List<String> ownChain = FilterResize.chain(store, keyPrefix, own.name(), ownDescriptor);
         // The own generation and those auto-resize grows it into: heartbeated, so that every instance
         // (of any release, of any configuration) writes to them, and stops only once none runs them.
@@ -335,14 +343,20 @@ public final class FilterGenerations implements AutoCloseable {
             HashSecrets.publish(store, keyPrefix, own.name(), own.hash());
         }
         Written decision = written(beat, first, ownChain);
-        Set<String> stopping = stopping(decision);
-        if (!stopping.isEmpty()) {
-            // Claim first, then stop: the registry must say this instance no longer writes to a
-            // generation before it stops, or an instance returning to that generation meanwhile
-            // would count it as a writer and load a bitmap that misses its adds. Read again after
-            // the claim: one heartbeated meanwhile is written to on.
+        // Claim first, then stop: the registry must say this instance no longer writes to a
+        // generation before it stops, or an instance returning to that generation meanwhile
+        // would count it as a writer and load a bitmap that misses its adds. Read again after
+        // the claim: one heartbeated meanwhile is written to on, and one found stale only now is
+        // claimed in turn.
+        Set<String> claimedStopped = new HashSet<>();
+        for (int round = 0; !claimedStopped.containsAll(stopping(decision)); round++) {
+            if (round == MAX_CLAIMS) {
+                throw new BitmapStoreException("filter '" + own.name() + "': the generations to write to kept changing"
+                        + " while this instance claimed which it stops writing to; the previous decision stands", null);
+            }
+            claimedStopped.addAll(stopping(decision));
             Set<String> claimed = new LinkedHashSet<>(writingSince.keySet());
-            claimed.removeAll(stopping);
+            claimed.removeAll(claimedStopped);
             beat = beat(heartbeated, claimed);
             decision = written(beat, first, ownChain);
         }
@@ -374,7 +388,8 @@ public final class FilterGenerations implements AutoCloseable {
                     since = Long.parseLong(written.substring(at + 1));
                 }
             }
-            if (since == null || (since != 0 && since + own.journalRetention().toMillis() > now)) {
+            if (since == null || (since != 0 && since + own.journalRetention().toMillis() > now)
+                    || unsureSinceInvalidated(own, instance.getKey(), seen)) {
                 coverable = false;
             }
         }
@@ -393,7 +408,7 @@ public final class FilterGenerations implements AutoCloseable {
         RedisBloomFilter resizedAnswering = answeringResize(resizes, resizeMetas, resizesComplete, ownMeta,
                 beat.instances(), writeAfter, now);
         RedisBloomFilter answering = resizedAnswering != null ? resizedAnswering
-                : !ownHeldBack && covered(ownMeta) ? own : firstCovered(readable.values(), ownMeta.get(SOURCE));
+                : !ownHeldBack && covered(ownMeta, own) ? own : firstCovered(readable.values(), ownMeta.get(SOURCE));
         State previous = state;
         if (!resizes.equals(ownResizes)) {
             if (resizes.isEmpty()) {
@@ -421,14 +436,14 @@ public final class FilterGenerations implements AutoCloseable {
         }
         // Loaded while another instance did not write to it: load it again now that all do. (A
         // generation never loaded, or lost, is loaded by the not-ready path of its checks.)
-        if ("0".equals(ownMeta.get("covered")) && coverable) {
+        if (!ownMeta.isEmpty() && !covered(ownMeta, own) && coverable) {
             loadOwn.run();
         }
         if (!resizes.isEmpty()) {
             RedisBloomFilter target = resizes.get(resizes.size() - 1);
             Map<String, String> targetMeta = resizeMetas.get(target);
             // Lost or evicted (marker gone) counts as unloaded: nobody else reloads a generation no instance owns.
-            if ((!covered(targetMeta) || loadedBefore(targetMeta, ownMeta) || !resizesComplete.contains(target))
+            if ((!covered(targetMeta, target) || loadedBefore(targetMeta, ownMeta) || !resizesComplete.contains(target))
                     && resizeCoverage(target, beat.instances(), writeAfter, now) == ResizeCoverage.COVERABLE) {
                 loadResized.accept(target);
             }
@@ -515,11 +530,15 @@ public final class FilterGenerations implements AutoCloseable {
             long now) {
         String live = resize.keys().live();
         ResizeCoverage coverage = ResizeCoverage.COVERABLE;
-        for (String value : instances.values()) {
+        for (Map.Entry<String, String> instance : instances.entrySet()) {
             // "<own generation>|<generation>@<since>,...|<seen>"
-            String[] fields = value.split("\\|");
-            if (Long.parseLong(fields[2]) < writeAfter) {
+            String[] fields = instance.getValue().split("\\|");
+            long seen = Long.parseLong(fields[2]);
+            if (seen < writeAfter) {
                 continue;
+            }
+            if (unsureSinceInvalidated(resize, instance.getKey(), seen)) {
+                return ResizeCoverage.NOT_WRITTEN;
             }
             boolean knowsHashes = fields[0].endsWith(KNOWS_HASHES);
             Long since = null;
@@ -551,7 +570,7 @@ public final class FilterGenerations implements AutoCloseable {
         for (int i = resizes.size() - 1; i >= 0; i--) {
             RedisBloomFilter resize = resizes.get(i);
             Map<String, String> meta = metas.get(resize);
-            if (complete.contains(resize) && covered(meta) && !loadedBefore(meta, ownMeta)
+            if (complete.contains(resize) && covered(meta, resize) && !loadedBefore(meta, ownMeta)
                     && resizeCoverage(resize, instances, writeAfter, now) != ResizeCoverage.NOT_WRITTEN) {
                 // Loaded by whichever instance got there first: during a rolling change of the warmup
                 // query, from the other query, which may leave out rows of ours (see firstCovered).
@@ -562,26 +581,23 @@ public final class FilterGenerations implements AutoCloseable {
         return null;
     }
 
-    /**
-     * The field of a live bitmap's metadata that orders the loads of a filter's generations, by a
-     * counter in Redis ({@link #loadsKey}) that each load increments as it begins.
-     */
-    public static final String LOAD_SEQUENCE = "loadSequence";
+    /** The field of a live bitmap's metadata that holds when its load began, by Redis's clock (ms). */
+    public static final String LOAD_BEGAN = "loadBegan";
 
-    /** The counter behind {@link #LOAD_SEQUENCE}, one per filter (every generation), in the filter's slot. */
-    public static String loadsKey(String keyPrefix, String name) {
-        return keyPrefix + ":{" + name + "}:loads";
+    /** When the load behind {@code meta} began by Redis's clock, or -1 for a bitmap a release before it loaded. */
+    private static long loadBegan(Map<String, String> meta) {
+        String began = meta.get(LOAD_BEGAN);
+        return began == null ? -1 : Long.parseLong(began);
     }
 
     /**
-     * True when the load behind {@code meta} began before the one behind {@code other}: by their
-     * {@link #LOAD_SEQUENCE}, or, for a bitmap a release before it loaded, by the loaders' clocks.
+     * True when the load behind {@code meta} began no later than the one behind {@code other}
+     * (a tie counts as earlier: it is loaded again): by Redis's clock, or, for a bitmap a release
+     * before it loaded, by the loaders' clocks.
      */
     private static boolean loadedBefore(Map<String, String> meta, Map<String, String> other) {
-        String sequence = meta.get(LOAD_SEQUENCE);
-        String otherSequence = other.get(LOAD_SEQUENCE);
-        if (sequence != null && otherSequence != null) {
-            return Long.parseLong(sequence) < Long.parseLong(otherSequence);
+        if (loadBegan(meta) >= 0 && loadBegan(other) >= 0) {
+            return loadBegan(meta) <= loadBegan(other);
         }
         long started = loadStarted(meta);
         long otherStarted = loadStarted(other);
@@ -624,31 +640,50 @@ public final class FilterGenerations implements AutoCloseable {
      * failed for that long.
      */
     private void invalidateLeftUnwritten(BitmapStore.Heartbeat beat, List<String> heartbeated) {
-        for (Map.Entry<String, String> previous : beat.previouslySeen().entrySet()) {
-            long seen = Long.parseLong(previous.getValue());
-            if (seen >= beat.now() - grace.toMillis()) {
+        // What the registry held before this heartbeat, by live key (the freshest of the
+        // descriptors that name the same keys).
+        Map<String, Long> seenBefore = new HashMap<>();
+        beat.generations().forEach((descriptor, seen) -> {
+            String before = heartbeated.contains(descriptor) ? beat.previouslySeen().get(descriptor) : seen;
+            if (before != null) {
+                seenBefore.merge(liveKey(descriptor), Long.parseLong(before), Math::max);
+            }
+        });
+        for (String descriptor : heartbeated) {
+            String live = liveKey(descriptor);
+            Long seen = seenBefore.get(live);
+            if (seen == null || seen >= beat.now() - grace.toMillis()) {
                 continue;
             }
-            String live = liveKey(previous.getKey());
             long laterThanItsGrace = seen + grace.toMillis() - heartbeat.toMillis();
-            boolean othersRanOn = false;
-            for (Map.Entry<String, String> other : beat.generations().entrySet()) {
-                // One this heartbeat registered too counts by what the registry held before it.
-                String otherSeen = heartbeated.contains(other.getKey()) ? beat.previouslySeen().get(other.getKey())
-                        : other.getValue();
-                othersRanOn |= otherSeen != null && !liveKey(other.getKey()).equals(live)
-                        && Long.parseLong(otherSeen) > laterThanItsGrace;
-            }
-            if (othersRanOn) {
-                FilterGeometry geometry = geometry(previous.getKey());
-                FilterKeys keys = keys(previous.getKey());
-                for (int shard = 0; shard < geometry.shards(); shard++) {
-                    store.clearBit(keys.live(shard), geometry.markerOffset());
-                }
+            boolean othersRanOn = seenBefore.entrySet().stream()
+                    .anyMatch(other -> !other.getKey().equals(live) && other.getValue() > laterThanItsGrace);
+            if (othersRanOn && toInvalidate.add(descriptor)) {
+                invalidatedAt.put(live, beat.now());
                 log.warn("Filter '{}': generation {} was heartbeated by no instance for {} s while others ran on, so it"
                         + " may lack their adds; made not ready, it bypasses until loaded again", own.name(),
-                        previous.getKey(), (beat.now() - seen) / 1000);
+                        descriptor, (beat.now() - seen) / 1000);
             }
+        }
+        clearMarkersToInvalidate();
+    }
+
+    /**
+     * Clears the ready marker of every shard of the generations left unwritten; until it has, the
+     * heartbeat fails (its registration already made them look written to, so no later one would
+     * find them again).
+     *
+     * @throws BitmapStoreException when Redis fails; the next heartbeat tries again
+     */
+    private void clearMarkersToInvalidate() {
+        for (java.util.Iterator<String> pending = toInvalidate.iterator(); pending.hasNext();) {
+            String descriptor = pending.next();
+            FilterGeometry geometry = geometry(descriptor);
+            FilterKeys keys = keys(descriptor);
+            for (int shard = 0; shard < geometry.shards(); shard++) {
+                store.clearBit(keys.live(shard), geometry.markerOffset());
+            }
+            pending.remove();
         }
     }
 
@@ -731,7 +766,7 @@ public final class FilterGenerations implements AutoCloseable {
     private RedisBloomFilter firstCovered(Collection<RedisBloomFilter> candidates, String ownSource) {
         for (RedisBloomFilter candidate : candidates) {
             Map<String, String> meta = store.hashGetAll(candidate.keys().meta());
-            if (covered(meta)) {
+            if (covered(meta, candidate)) {
                 // A rolling change of geometry and warmup query at once: the other generation holds
                 // the rows of its instances' query, which may leave out some of ours, and our
                 // warmer lifts our suspension once our own generation is loaded from our query,
@@ -766,6 +801,16 @@ public final class FilterGenerations implements AutoCloseable {
      * Called as a load of the own generation ends: one that swapped in a bitmap covering every
      * writer answers from now on; otherwise the next heartbeat decides again.
      */
+    /**
+     * True when this instance found its own generation left unwritten after a load that began at
+     * {@code began} (Redis ms): that load may lack adds made meanwhile, and must not count as
+     * covering every writer.
+     */
+    public synchronized boolean ownInvalidatedSince(long began) {
+        Long invalidated = invalidatedAt.get(own.keys().live());
+        return invalidated != null && began <= invalidated;
+    }
+
     public synchronized void loadEnded(boolean swappedCovering) {
         ownHeldBack = false;
         State current = state;
@@ -779,8 +824,22 @@ public final class FilterGenerations implements AutoCloseable {
      * loaded by a release before generations were tracked (metadata without the field) was the
      * only generation then; one never loaded (no metadata) holds nothing.
      */
-    private static boolean covered(Map<String, String> meta) {
-        return "1".equals(meta.get("covered")) || (!meta.isEmpty() && !meta.containsKey("covered"));
+    private boolean covered(Map<String, String> meta, RedisBloomFilter generation) {
+        boolean covered = "1".equals(meta.get("covered")) || (!meta.isEmpty() && !meta.containsKey("covered"));
+        Long invalidated = invalidatedAt.get(generation.keys().live());
+        // Found left unwritten: only a load begun after that holds what was added meanwhile.
+        return covered && (invalidated == null || loadBegan(meta) > invalidated);
+    }
+
+    /**
+     * True when this instance found {@code generation} left unwritten after {@code instance}'s
+     * last heartbeat (at {@code seen}): what that heartbeat says it writes was decided before, and
+     * an instance of a release before this one may have stopped writing to it since without
+     * saying so. Its next heartbeat tells.
+     */
+    private boolean unsureSinceInvalidated(RedisBloomFilter generation, String instance, long seen) {
+        Long invalidated = invalidatedAt.get(generation.keys().live());
+        return invalidated != null && !instance.equals(instanceId) && seen <= invalidated;
     }
 
     /**
@@ -802,7 +861,7 @@ public final class FilterGenerations implements AutoCloseable {
             if (current != null && current.answering() == null && !ownHeldBack && !stale()) {
                 Map<String, String> ownMeta = store.hashGetAll(own.keys().meta());
                 ownUnloaded = ownMeta.isEmpty();
-                if (covered(ownMeta)) {
+                if (covered(ownMeta, own)) {
                     state = new State(own, current.alsoWritten(), current.readable());
                 }
             }
@@ -826,6 +885,8 @@ public final class FilterGenerations implements AutoCloseable {
     private volatile boolean ownUnloaded = true;
 
     private static final Duration RECONSIDER_EVERY = Duration.ofMillis(100);
+    /** Claims of generations stopped written to in one heartbeat, before it gives up (the registry kept changing). */
+    private static final int MAX_CLAIMS = 3;
     private final java.util.concurrent.atomic.AtomicLong lastReconsidered = new java.util.concurrent.atomic.AtomicLong(
             System.nanoTime() - RECONSIDER_EVERY.toNanos());
 
@@ -839,24 +900,25 @@ public final class FilterGenerations implements AutoCloseable {
 
     /** Forgets a generation nobody uses; deletes its keys when {@code withKeys} (once per set of keys). */
     private void delete(String descriptor, boolean withKeys) {
+        if (withKeys) {
+            // The keys before the registry's entry, shard 0 (its meta) last: a deletion cut short
+            // is tried again at the next heartbeat, and never leaves a loaded bitmap unregistered.
+            FilterKeys keys = keys(descriptor);
+            log.info("Filter '{}': deleting generation {} ({}), which no instance has used for {}", own.name(),
+                    descriptor, keys.live(), grace);
+            for (int shard = geometry(descriptor).shards() - 1; shard >= 0; shard--) {
+                BitmapStore.JournalKeys journal = keys.journalKeys(shard);
+                List<String> shardKeys = new ArrayList<>(List.of(keys.live(shard), keys.addCount(shard),
+                        journal.current(), journal.previous(), journal.since(), journal.dropped(), journal.loading(),
+                        keys.meta(shard)));
+                if (shard == 0) {
+                    shardKeys.add(keys.lock()); // in shard 0's slot
+                }
+                store.delete(shardKeys.toArray(String[]::new));
+            }
+        }
         store.hashDelete(generationsKey, descriptor);
         foreign.remove(descriptor);
-        if (!withKeys) {
-            return;
-        }
-        FilterKeys keys = keys(descriptor);
-        log.info("Filter '{}': deleting generation {} ({}), which no instance has used for {}", own.name(),
-                descriptor, keys.live(), grace);
-        for (int shard = 0; shard < geometry(descriptor).shards(); shard++) {
-            BitmapStore.JournalKeys journal = keys.journalKeys(shard);
-            List<String> shardKeys = new ArrayList<>(List.of(keys.meta(shard), keys.addCount(shard),
-                    journal.current(), journal.previous(), journal.since(), journal.dropped(), journal.loading(),
-                    keys.live(shard)));
-            if (shard == 0) {
-                shardKeys.add(keys.lock()); // in shard 0's slot
-            }
-            store.delete(shardKeys.toArray(String[]::new));
-        }
     }
 
     /** Takes this instance out of the registry, so that the generations it wrote to need not wait for it. */

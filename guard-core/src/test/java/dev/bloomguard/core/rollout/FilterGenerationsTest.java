@@ -16,6 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.FilterState;
 import dev.bloomguard.core.HashSecrets;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
@@ -271,9 +272,10 @@ class FilterGenerationsTest {
      * the grace period, but before that generation was deleted: the instances of the new
      * configuration stopped writing to it, so it lacks the users they created since. The returning
      * instance must not answer from it (its metadata still says it covered every writer) until
-     * it is loaded again; then it blocks absent keys again. The other side is this release, which
-     * makes the generation not ready as it stops writing to it, or a release before it, which does
-     * not: then the returning instance sees that it was left unwritten.
+     * it is loaded again, nor count the other side as a writer of it before its next heartbeat
+     * (its warmer loads at once); then it blocks absent keys again. The other side is this
+     * release, which says in the registry that it stops writing before it does, or a release
+     * before it, which does not.
      */
     @ParameterizedTest(name = "other side of this release: {0}")
     @ValueSource(booleans = { true, false })
@@ -306,19 +308,27 @@ class FilterGenerationsTest {
         upgradedAdd.accept(5_000L);
         upgradedAdd.accept(5_001L);
 
+        assertThat(store.hashGetAll(old.keys().meta())).as("the old generation is not deleted yet").isNotEmpty();
         RedisBloomFilter returning = rollout(name, oldGeometry, heartbeat);
         returning.generations().orElseThrow().heartbeat();
         assertThat(returning.checkAll(List.of(5_000L, 5_001L))).as("created while nobody wrote to the old generation")
+                .doesNotContain(Membership.ABSENT);
+        // Its warmer loads at once, before the other side's next heartbeat says what it writes to.
+        returning.load(Stream.concat(LongStream.rangeClosed(1, 100).boxed(), Stream.of(5_000L, 5_001L)));
+        upgradedAdd.accept(5_003L);
+        returning.generations().orElseThrow().heartbeat();
+        assertThat(returning.checkAll(List.of(5_000L, 5_001L, 5_003L))).as("created while it loaded")
                 .doesNotContain(Membership.ABSENT);
 
         upgradedBeat.run(); // writes to the old generation again
         Thread.sleep(RETENTION.toMillis() + 100);
         upgradedBeat.run();
         returning.generations().orElseThrow().heartbeat();
-        returning.load(Stream.concat(LongStream.rangeClosed(1, 100).boxed(), Stream.of(5_000L, 5_001L)));
+        returning.load(Stream.concat(LongStream.rangeClosed(1, 100).boxed(), Stream.of(5_000L, 5_001L, 5_003L)));
         returning.generations().orElseThrow().heartbeat();
         upgradedAdd.accept(5_002L);
         assertThat(returning.checkAll(List.of(1L, 100L, 5_000L, 5_001L, 5_002L))).containsOnly(Membership.PRESENT);
+        assertThat(returning.status().state()).isEqualTo(FilterState.READY);
         assertThat(returning.checkAll(LongStream.rangeClosed(1_000_000, 1_000_999).boxed().toList()))
                 .as("most absent keys are blocked once it is loaded again").filteredOn(Membership.ABSENT::equals)
                 .hasSizeGreaterThan(950);

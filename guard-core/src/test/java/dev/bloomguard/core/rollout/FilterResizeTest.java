@@ -152,6 +152,9 @@ class FilterResizeTest {
         assertThat(b.status().resizedFrom()).as("back on the configured generation").isEmpty();
         a.add(1_000_003L);
         assertThat(b.checkAll(List.of(1L, 600L, 700L, 1_000_001L, 1_000_003L))).containsOnly(Membership.PRESENT);
+        assertThat(b.checkAll(LongStream.rangeClosed(2_000_000, 2_000_999).boxed().toList()))
+                .as("absent keys are blocked by the configured generation, over capacity as it is (about 56 %)")
+                .filteredOn(Membership.ABSENT::equals).hasSizeGreaterThan(400);
     }
 
     /**

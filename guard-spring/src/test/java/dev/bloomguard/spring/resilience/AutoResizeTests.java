@@ -218,6 +218,10 @@ class AutoResizeTests {
                     .isEqualTo(40_000);
             assertThat(filter.status().resizedFrom()).isEmpty();
             assertNoneAbsent(filter, rows, "under the larger configuration");
+            GuardedApp.Directory directory = reconfigured.getBean(GuardedApp.Directory.class);
+            assertThat(GuardedApp.rejectedWithin(directory, Duration.ofSeconds(10)))
+                    .as("absent ids blocked under the larger configuration").isGreaterThanOrEqualTo(900);
+            assertNoneAbsent(filter, rows, "once the larger configuration blocks");
         }
     }
 
