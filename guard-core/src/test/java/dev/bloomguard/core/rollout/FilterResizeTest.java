@@ -11,6 +11,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
@@ -197,17 +199,21 @@ class FilterResizeTest {
      * gone unwritten for the grace period (the earlier release stops writing to a generation no
      * instance heartbeats, without saying so, and deletes it a heartbeat later). The returning
      * instance finds the decision and the grown generation, whose metadata says it covered every
-     * writer, but it lacks the users created meanwhile: it answers from the configured
-     * generation until the grown one is loaded again.
+     * writer, but it lacks the users created meanwhile: it does not answer from it until it is
+     * loaded again. The returning instance runs the configured generation and follows the
+     * decision, or (as the starter starts it) runs the grown generation as its own.
      */
-    @Test
-    void aRollbackToAReleaseBeforeAutoResizeAndForwardAgainBlocksNothingCreatedMeanwhile() throws Exception {
+    @ParameterizedTest(name = "returning on the grown generation as its own: {0}")
+    @ValueSource(booleans = { false, true })
+    void aRollbackToAReleaseBeforeAutoResizeAndForwardAgainBlocksNothingCreatedMeanwhile(boolean adopted)
+            throws Exception {
+        String prefix = "roll-back-and-forth-" + adopted;
         List<RedisBloomFilter> toLoad = new CopyOnWriteArrayList<>();
-        RedisBloomFilter a = resizing("roll-back-and-forth", "instance-a", toLoad);
+        RedisBloomFilter a = resizing(prefix, "instance-a", toLoad);
         grownAndAnswering(a, toLoad);
         RedisBloomFilter configured = RedisBloomFilter.builder("user", FilterGeometry.of(200, 0.01), store)
-                .keyPrefix("roll-back-and-forth").keyType(KeyType.INTEGER).checkTimeout(Duration.ofSeconds(5)).build();
-        try (EarlierReleaseInstance earlier = new EarlierReleaseInstance(store, "roll-back-and-forth", configured,
+                .keyPrefix(prefix).keyType(KeyType.INTEGER).checkTimeout(Duration.ofSeconds(5)).build();
+        try (EarlierReleaseInstance earlier = new EarlierReleaseInstance(store, prefix, configured,
                 "instance-earlier", GRACE)) {
             earlier.heartbeat();
             a.generations().orElseThrow().close(); // the rollback: the last instance of this release leaves
@@ -217,7 +223,10 @@ class FilterResizeTest {
             earlier.add(8_001L);
 
             List<RedisBloomFilter> returningLoads = new CopyOnWriteArrayList<>();
-            RedisBloomFilter returning = resizing("roll-back-and-forth", "instance-returning", returningLoads);
+            String grown = FilterResize.adopted(store, prefix, "user", FilterGenerations.descriptor(a));
+            RedisBloomFilter returning = adopted
+                    ? resizing(prefix, "instance-returning", returningLoads, FilterGenerations.geometry(grown))
+                    : resizing(prefix, "instance-returning", returningLoads);
             heartbeat(returning);
             assertThat(returning.checkAll(List.of(1L, 8_000L, 8_001L))).as("created during the rollback")
                     .doesNotContain(Membership.ABSENT);
@@ -226,12 +235,16 @@ class FilterResizeTest {
             Thread.sleep(RETENTION.toMillis() + 100);
             earlier.heartbeat();
             heartbeat(returning);
-            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            while (returningLoads.isEmpty()) {
-                assertThat(System.nanoTime()).as("asked to load the grown generation again").isLessThan(deadline);
-                Thread.sleep(10);
+            RedisBloomFilter grownOnReturning = returning;
+            if (!adopted) {
+                long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+                while (returningLoads.isEmpty()) {
+                    assertThat(System.nanoTime()).as("asked to load the grown generation again").isLessThan(deadline);
+                    Thread.sleep(10);
+                }
+                grownOnReturning = returningLoads.get(0);
             }
-            returningLoads.get(0).load(Stream.concat(LongStream.rangeClosed(1, 600).boxed(), Stream.of(8_000L, 8_001L)));
+            grownOnReturning.load(Stream.concat(LongStream.rangeClosed(1, 600).boxed(), Stream.of(8_000L, 8_001L)));
             heartbeat(returning);
             earlier.add(8_002L);
             assertThat(returning.status().geometry().expectedInsertions()).isEqualTo(1_600);
@@ -294,7 +307,12 @@ class FilterResizeTest {
     }
 
     private static RedisBloomFilter resizing(String prefix, String instance, List<RedisBloomFilter> toLoad) {
-        return RedisBloomFilter.builder("user", FilterGeometry.of(200, 0.01), store).keyPrefix(prefix)
+        return resizing(prefix, instance, toLoad, FilterGeometry.of(200, 0.01));
+    }
+
+    private static RedisBloomFilter resizing(String prefix, String instance, List<RedisBloomFilter> toLoad,
+            FilterGeometry geometry) {
+        return RedisBloomFilter.builder("user", geometry, store).keyPrefix(prefix)
                 .instanceId(instance).keyType(KeyType.INTEGER).checkTimeout(Duration.ofSeconds(5))
                 .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).autoResize(UNBOUNDED)
                 .onResizedToLoad(toLoad::add).build();
