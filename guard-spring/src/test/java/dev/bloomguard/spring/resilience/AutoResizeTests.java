@@ -13,6 +13,8 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.bloomguard.core.FilterGeometry;
@@ -72,11 +74,14 @@ class AutoResizeTests {
         return LongStream.rangeClosed(1, rows).map(i -> 2 * i).boxed().toList();
     }
 
-    @Test
-    void aFilterLoadedWithThreeTimesItsExpectedInsertionsIsRebuiltLargerAndStillFindsEveryRow() throws Exception {
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void aFilterLoadedWithThreeTimesItsExpectedInsertionsIsRebuiltLargerAndStillFindsEveryRow(GuardedApp.Source source)
+            throws Exception {
         seed(6_000);
         String prefix = "resize-one-" + (++testNumber);
-        try (ConfigurableApplicationContext app = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP, RESIZING)) {
+        try (ConfigurableApplicationContext app = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP,
+                RESIZING)) {
             GuardedApp.Directory directory = app.getBean(GuardedApp.Directory.class);
             RedisBloomFilter filter = app.getBean(BloomFilterRegistry.class).filter("user");
             List<Long> rows = new ArrayList<>(seeded(6_000));
@@ -122,12 +127,15 @@ class AutoResizeTests {
      * grown the filter further by itself), adopts that decision. Rows are created through both
      * while it happens, and every row in the source or created is found on both, at every look.
      */
-    @Test
-    void twoInstancesResizeToTheSameGeometryWithoutBlockingARowOnEitherMeanwhile() throws Exception {
+    @ParameterizedTest
+    @EnumSource(GuardedApp.Source.class)
+    void twoInstancesResizeToTheSameGeometryWithoutBlockingARowOnEitherMeanwhile(GuardedApp.Source source)
+            throws Exception {
         seed(2_000);
         String prefix = "resize-two-" + (++testNumber);
-        try (ConfigurableApplicationContext first = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP, RESIZING);
-                ConfigurableApplicationContext second = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP,
+        try (ConfigurableApplicationContext first = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP,
+                RESIZING);
+                ConfigurableApplicationContext second = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP,
                         RESIZING)) {
             GuardedApp.Directory a = first.getBean(GuardedApp.Directory.class);
             GuardedApp.Directory b = second.getBean(GuardedApp.Directory.class);
