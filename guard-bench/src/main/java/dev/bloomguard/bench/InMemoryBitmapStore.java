@@ -2,7 +2,6 @@ package dev.bloomguard.bench;
 
 import java.time.Duration;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -126,23 +125,29 @@ final class InMemoryBitmapStore implements BitmapStore {
     }
 
     @Override
-    public Heartbeat heartbeat(String instancesKey, String generationsKey, String instanceId, String instanceValue,
-            List<String> generations) {
+    public Heartbeat heartbeat(String instancesKey, String generationsKey, String invalidatedKey, String instanceId,
+            String instanceValue, List<String> generations) {
         long now = System.currentTimeMillis();
         hashes.computeIfAbsent(instancesKey, key -> new ConcurrentHashMap<>()).put(instanceId, instanceValue + "|" + now);
         Map<String, String> registry = hashes.computeIfAbsent(generationsKey, key -> new ConcurrentHashMap<>());
-        Map<String, String> previouslySeen = new HashMap<>();
-        for (String generation : generations) {
-            String seen = registry.put(generation, Long.toString(now));
-            if (seen != null) {
-                previouslySeen.put(generation, seen);
-            }
-        }
-        return new Heartbeat(now, Map.copyOf(hashes.get(instancesKey)), Map.copyOf(registry), previouslySeen);
+        generations.forEach(generation -> registry.put(generation, Long.toString(now)));
+        return new Heartbeat(now, Map.copyOf(hashes.get(instancesKey)), Map.copyOf(registry),
+                Map.copyOf(hashes.getOrDefault(invalidatedKey, Map.of())));
     }
 
     @Override
-    public long timeMillis() {
+    public Registry readRegistry(String generationsKey, String invalidatedKey) {
+        return new Registry(System.currentTimeMillis(), Map.copyOf(hashes.getOrDefault(generationsKey, Map.of())),
+                Map.copyOf(hashes.getOrDefault(invalidatedKey, Map.of())));
+    }
+
+    @Override
+    public void hashSet(String key, String field, String value) {
+        hashes.computeIfAbsent(key, name -> new ConcurrentHashMap<>()).put(field, value);
+    }
+
+    @Override
+    public long timeMillis(String slotKey) {
         return System.currentTimeMillis();
     }
 

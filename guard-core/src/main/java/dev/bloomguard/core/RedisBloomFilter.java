@@ -1252,7 +1252,7 @@ public final class RedisBloomFilter {
         private final String token = instanceId + "/" + UUID.randomUUID();
         private final long[] markIndexes = new long[geometry.shards()];
         /** Whether every instance wrote to this generation when the load began; see {@link FilterGenerations}. */
-        private final boolean covering = generations == null || generations.ownCoverable();
+        private final boolean covering;
         /**
          * When this load began by Redis's clock (ms), not the loader's: which of two generations'
          * bitmaps was read from the source later, and whether it began after a generation was
@@ -1264,9 +1264,15 @@ public final class RedisBloomFilter {
 
         private PendingLoad() {
             if (generations != null) {
+                FilterGenerations.LoadStart start = generations.loadBegins();
+                began = start.began();
+                covering = start.covering();
                 generations.loadStarting(covering);
             }
-            began = store.timeMillis();
+            else {
+                began = store.timeMillis(FilterGenerations.generationsKey(keyPrefix, name));
+                covering = true;
+            }
             int begun = 0;
             try {
                 for (; begun < geometry.shards(); begun++) {

@@ -241,30 +241,32 @@ public interface BitmapStore {
 
     /**
      * In one script, by Redis's clock: {@code HSET instancesKey instanceId "<instanceValue>|<now>"},
-     * {@code HSET generationsKey generation <now>} for each of {@code generations} (having read
-     * what it held), then both hashes whole.
+     * {@code HSET generationsKey generation <now>} for each of {@code generations}, then the three
+     * hashes whole.
      */
-    Heartbeat heartbeat(String instancesKey, String generationsKey, String instanceId, String instanceValue,
-            List<String> generations);
+    Heartbeat heartbeat(String instancesKey, String generationsKey, String invalidatedKey, String instanceId,
+            String instanceValue, List<String> generations);
 
-    /** {@link #heartbeat(String, String, String, String, List)} of one generation. */
-    default Heartbeat heartbeat(String instancesKey, String generationsKey, String instanceId, String instanceValue,
-            String generation) {
-        return heartbeat(instancesKey, generationsKey, instanceId, instanceValue, List.of(generation));
+    /** What {@link #heartbeat} read: Redis's time (ms) and the hashes. */
+    record Heartbeat(long now, Map<String, String> instances, Map<String, String> generations,
+            Map<String, String> invalidated) {
     }
+
+    /** In one script, by Redis's clock: the hashes {@code generationsKey} and {@code invalidatedKey}, unchanged. */
+    Registry readRegistry(String generationsKey, String invalidatedKey);
+
+    /** What {@link #readRegistry} read. */
+    record Registry(long now, Map<String, String> generations, Map<String, String> invalidated) {
+    }
+
+    /** {@code HSET key field value}. */
+    void hashSet(String key, String field, String value);
 
     /**
-     * What {@link #heartbeat} read: Redis's time (ms) and both hashes.
-     *
-     * @param previouslySeen what {@code generationsKey} held for the generations heartbeated,
-     *        before this heartbeat (absent: nothing)
+     * Redis's clock ({@code TIME}), in milliseconds, as the node serving {@code slotKey}'s slot
+     * reads it (the key is not touched): times compared with each other come from one node's clock.
      */
-    record Heartbeat(long now, Map<String, String> instances, Map<String, String> generations,
-            Map<String, String> previouslySeen) {
-    }
-
-    /** Redis's clock ({@code TIME}), in milliseconds. */
-    long timeMillis();
+    long timeMillis(String slotKey);
 
     /** {@code HINCRBY key field by}: the field's new value. */
     long hashIncrement(String key, String field, long by);

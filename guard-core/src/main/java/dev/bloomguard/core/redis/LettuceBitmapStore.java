@@ -68,6 +68,8 @@ public final class LettuceBitmapStore implements BitmapStore {
     private static final LuaScript SWAP_SCRIPT = LuaScript.of("replay-function", "swap");
     private static final LuaScript MAINTAIN_SCRIPT = LuaScript.of("maintain-journal");
     private static final LuaScript HEARTBEAT_SCRIPT = LuaScript.of("heartbeat");
+    private static final LuaScript REGISTRY_SCRIPT = LuaScript.of("now-function", "registry");
+    private static final LuaScript TIME_SCRIPT = LuaScript.of("now-function", "time");
     private static final LuaScript BEGIN_LOAD_SCRIPT = LuaScript.of("begin-load");
     private static final LuaScript BLANK_IF_EQUALS = LuaScript.of("blank-if-equals");
     private static final LuaScript CLEAR_BIT_IF_EXISTS = LuaScript.of("clear-bit-if-exists");
@@ -335,9 +337,9 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
-    public Heartbeat heartbeat(String instancesKey, String generationsKey, String instanceId, String instanceValue,
-            List<String> generations) {
-        byte[][] keys = { bytes(instancesKey), bytes(generationsKey) };
+    public Heartbeat heartbeat(String instancesKey, String generationsKey, String invalidatedKey, String instanceId,
+            String instanceValue, List<String> generations) {
+        byte[][] keys = { bytes(instancesKey), bytes(generationsKey), bytes(invalidatedKey) };
         byte[][] arguments = new byte[2 + generations.size()][];
         arguments[0] = bytes(instanceId);
         arguments[1] = bytes(instanceValue);
@@ -345,15 +347,19 @@ public final class LettuceBitmapStore implements BitmapStore {
             arguments[2 + i] = bytes(generations.get(i));
         }
         List<Object> reply = script("heartbeat", HEARTBEAT_SCRIPT, ScriptOutputType.MULTI, keys, arguments);
-        List<?> previous = (List<?>) reply.get(3);
-        Map<String, String> previouslySeen = new LinkedHashMap<>();
-        for (int i = 0; i < generations.size(); i++) {
-            String seen = new String((byte[]) previous.get(i), StandardCharsets.UTF_8);
-            if (!seen.isEmpty()) {
-                previouslySeen.put(generations.get(i), seen);
-            }
-        }
-        return new Heartbeat((Long) reply.get(0), pairs(reply.get(1)), pairs(reply.get(2)), previouslySeen);
+        return new Heartbeat((Long) reply.get(0), pairs(reply.get(1)), pairs(reply.get(2)), pairs(reply.get(3)));
+    }
+
+    @Override
+    public Registry readRegistry(String generationsKey, String invalidatedKey) {
+        byte[][] keys = { bytes(generationsKey), bytes(invalidatedKey) };
+        List<Object> reply = script("read registry", REGISTRY_SCRIPT, ScriptOutputType.MULTI, keys);
+        return new Registry((Long) reply.get(0), pairs(reply.get(1)), pairs(reply.get(2)));
+    }
+
+    @Override
+    public void hashSet(String key, String field, String value) {
+        call("HSET", operationTimeout, commands -> List.of(commands.hset(bytes(key), bytes(field), bytes(value))));
     }
 
     /** A flat HGETALL reply as a map. */
@@ -368,10 +374,9 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
-    public long timeMillis() {
-        List<byte[]> time = call("TIME", operationTimeout, commands -> List.of(commands.time()));
-        return Long.parseLong(new String(time.get(0), StandardCharsets.US_ASCII)) * 1000
-                + Long.parseLong(new String(time.get(1), StandardCharsets.US_ASCII)) / 1000;
+    public long timeMillis(String slotKey) {
+        Long now = script("time", TIME_SCRIPT, ScriptOutputType.INTEGER, new byte[][] { bytes(slotKey) });
+        return now;
     }
 
     @Override

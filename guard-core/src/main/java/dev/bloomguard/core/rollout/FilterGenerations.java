@@ -90,12 +90,13 @@ public final class FilterGenerations implements AutoCloseable {
     private volatile List<RedisBloomFilter> ownResizes = List.of();
     private volatile Consumer<RedisBloomFilter> loadResized = filter -> { };
     /**
-     * Generations this instance found left unwritten ({@link #invalidateLeftUnwritten}), by live
-     * key, with when (Redis ms): a bitmap whose load began before counts as not covered here.
+     * Generations some instance found left unwritten ({@link #invalidateLeftUnwritten}), by live
+     * key, with when (Redis ms), as of the last heartbeat: a bitmap whose load began before counts
+     * as not covered. Kept in Redis ({@code invalidatedKey}), so that every instance, and this
+     * one after a restart, knows.
      */
-    private final Map<String, Long> invalidatedAt = new HashMap<>();
-    /** Generations left unwritten whose ready markers are still to be cleared (a failed try), by descriptor. */
-    private final Set<String> toInvalidate = new LinkedHashSet<>();
+    private volatile Map<String, Long> invalidatedAt = Map.of();
+    private final String invalidatedKey;
 
     /**
      * What the last heartbeat found; null before the first.
@@ -125,7 +126,8 @@ public final class FilterGenerations implements AutoCloseable {
         this.keyPrefix = keyPrefix;
         this.instanceId = instanceId;
         this.instancesKey = keyPrefix + ":{" + own.name() + "}:instances";
-        this.generationsKey = keyPrefix + ":{" + own.name() + "}:generations";
+        this.generationsKey = generationsKey(keyPrefix, own.name());
+        this.invalidatedKey = keyPrefix + ":{" + own.name() + "}:invalidated";
         this.heartbeat = heartbeat;
         this.grace = grace;
         this.foreignFactory = foreignFactory;
@@ -315,7 +317,27 @@ public final class FilterGenerations implements AutoCloseable {
      */
     public boolean ownCoverable() {
         Boolean coverable = lastCoverable;
-        return coverable != null && coverable;
+        return coverable != null && coverable && !stale();
+    }
+
+    /**
+     * Called as a load of the own generation begins, before the source takes its snapshot: when
+     * it began by Redis's clock (the registry's node, whose clock the registry's times come from),
+     * and whether it covers every writer ({@link #ownCoverable}), read under the heartbeat's lock,
+     * so that a heartbeat finding the generation left unwritten is either before both or after both.
+     */
+    public synchronized LoadStart loadBegins() {
+        long began = store.timeMillis(generationsKey);
+        return new LoadStart(began, ownCoverable());
+    }
+
+    /** See {@link #loadBegins}. */
+    public record LoadStart(long began, boolean covering) {
+    }
+
+    /** The registry of generations of filter {@code name}: descriptor to when last heartbeated (Redis ms). */
+    public static String generationsKey(String keyPrefix, String name) {
+        return keyPrefix + ":{" + name + "}:generations";
     }
 
     private volatile Boolean lastCoverable;
@@ -330,15 +352,14 @@ public final class FilterGenerations implements AutoCloseable {
     public synchronized void heartbeat() {
         boolean first = state == null;
         long sent = System.nanoTime();
-        clearMarkersToInvalidate();
         List<String> ownChain = FilterResize.chain(store, keyPrefix, own.name(), ownDescriptor);
         // The own generation and those auto-resize grows it into: heartbeated, so that every instance
         // (of any release, of any configuration) writes to them, and stops only once none runs them.
         List<String> heartbeated = new ArrayList<>(List.of(ownDescriptor));
         ownChain.stream().filter(descriptor -> !heartbeated.contains(descriptor)).forEach(heartbeated::add);
         writingSince.putIfAbsent(ownDescriptor, 0L);
+        invalidateLeftUnwritten(heartbeated); // before this heartbeat makes them look written to
         BitmapStore.Heartbeat beat = beat(heartbeated, writingSince.keySet());
-        invalidateLeftUnwritten(beat, heartbeated);
         if (ownKeyed) {
             HashSecrets.publish(store, keyPrefix, own.name(), own.hash());
         }
@@ -362,6 +383,9 @@ public final class FilterGenerations implements AutoCloseable {
         }
         long now = beat.now();
         long writeAfter = now - grace.toMillis();
+        Map<String, Long> invalidated = new HashMap<>();
+        beat.invalidated().forEach((live, at) -> invalidated.put(live, Long.parseLong(at)));
+        invalidatedAt = Map.copyOf(invalidated);
         List<RedisBloomFilter> alsoWritten = decision.alsoWritten();
         Map<String, RedisBloomFilter> readable = decision.readable();
         List<RedisBloomFilter> resizes = decision.resizes();
@@ -627,63 +651,62 @@ public final class FilterGenerations implements AutoCloseable {
             value.append(value.length() == length ? "" : ",").append(descriptor).append('@')
                     .append(writingSince.getOrDefault(descriptor, 0L));
         }
-        return store.heartbeat(instancesKey, generationsKey, instanceId, value.toString(), heartbeated);
+        return store.heartbeat(instancesKey, generationsKey, invalidatedKey, instanceId, value.toString(), heartbeated);
     }
 
     /**
      * A generation this instance heartbeats that nobody had heartbeated for the grace period, while
-     * an instance of another generation ran later than that: those instances may have stopped writing to
-     * it (a release before this one does so without saying it in the registry), so it may lack their adds, although its
-     * metadata says its load covered every writer. Its ready marker is cleared: its checks bypass
-     * until it is loaded again. A rollback that returns to the previous configuration after its
-     * grace period, a restart of the last instance of a generation, an instance whose heartbeats
-     * failed for that long.
+     * an instance of another generation ran later than that: those instances may have stopped
+     * writing to it (a release before this one does so without saying it in the registry), so it
+     * may lack their adds, although its metadata says its load covered every writer. A rollback
+     * that returns to the previous configuration after its grace period, a restart of the last
+     * instance of a generation, an instance whose heartbeats failed for that long.
+     *
+     * <p>Recorded in Redis before this instance's heartbeat makes the generation look written to
+     * again (should the record fail, so does the heartbeat, and the next one finds the same): from
+     * then on, on every instance, a bitmap of it loaded before does not count as covered, and no
+     * load counts as covering until every other instance has heartbeated since (what it said it
+     * writes to was decided before). Its ready markers are cleared too, so that the checks of an
+     * instance that has not heartbeated since bypass it.
      */
-    private void invalidateLeftUnwritten(BitmapStore.Heartbeat beat, List<String> heartbeated) {
-        // What the registry held before this heartbeat, by live key (the freshest of the
-        // descriptors that name the same keys).
-        Map<String, Long> seenBefore = new HashMap<>();
-        beat.generations().forEach((descriptor, seen) -> {
-            String before = heartbeated.contains(descriptor) ? beat.previouslySeen().get(descriptor) : seen;
-            if (before != null) {
-                seenBefore.merge(liveKey(descriptor), Long.parseLong(before), Math::max);
+    private void invalidateLeftUnwritten(List<String> heartbeated) {
+        BitmapStore.Registry registry = store.readRegistry(generationsKey, invalidatedKey);
+        // By live key: descriptors that name the same keys are one generation, seen at the freshest.
+        Map<String, Long> seenByKeys = new HashMap<>();
+        registry.generations().forEach((descriptor, seen) -> {
+            String live = liveKeyOrNull(descriptor);
+            if (live != null) {
+                seenByKeys.merge(live, Long.parseLong(seen), Math::max);
             }
         });
         for (String descriptor : heartbeated) {
             String live = liveKey(descriptor);
-            Long seen = seenBefore.get(live);
-            if (seen == null || seen >= beat.now() - grace.toMillis()) {
+            Long seen = seenByKeys.get(live);
+            if (seen == null || seen >= registry.now() - grace.toMillis()) {
                 continue;
             }
             long laterThanItsGrace = seen + grace.toMillis() - heartbeat.toMillis();
-            boolean othersRanOn = seenBefore.entrySet().stream()
+            boolean othersRanOn = seenByKeys.entrySet().stream()
                     .anyMatch(other -> !other.getKey().equals(live) && other.getValue() > laterThanItsGrace);
-            if (othersRanOn && toInvalidate.add(descriptor)) {
-                invalidatedAt.put(live, beat.now());
-                log.warn("Filter '{}': generation {} was heartbeated by no instance for {} s while others ran on, so it"
-                        + " may lack their adds; made not ready, it bypasses until loaded again", own.name(),
-                        descriptor, (beat.now() - seen) / 1000);
+            String recorded = registry.invalidated().get(live);
+            if (!othersRanOn || (recorded != null && Long.parseLong(recorded) >= seen)) {
+                continue; // written to all along, or recorded already (a heartbeat that failed after)
             }
-        }
-        clearMarkersToInvalidate();
-    }
-
-    /**
-     * Clears the ready marker of every shard of the generations left unwritten; until it has, the
-     * heartbeat fails (its registration already made them look written to, so no later one would
-     * find them again).
-     *
-     * @throws BitmapStoreException when Redis fails; the next heartbeat tries again
-     */
-    private void clearMarkersToInvalidate() {
-        for (java.util.Iterator<String> pending = toInvalidate.iterator(); pending.hasNext();) {
-            String descriptor = pending.next();
-            FilterGeometry geometry = geometry(descriptor);
-            FilterKeys keys = keys(descriptor);
-            for (int shard = 0; shard < geometry.shards(); shard++) {
-                store.clearBit(keys.live(shard), geometry.markerOffset());
+            store.hashSet(invalidatedKey, live, Long.toString(registry.now()));
+            log.warn("Filter '{}': generation {} was heartbeated by no instance for {} s while others ran on, so it may"
+                    + " lack their adds; it does not answer until loaded again", own.name(), descriptor,
+                    (registry.now() - seen) / 1000);
+            try {
+                FilterGeometry geometry = geometry(descriptor);
+                FilterKeys keys = keys(descriptor);
+                for (int shard = 0; shard < geometry.shards(); shard++) {
+                    store.clearBit(keys.live(shard), geometry.markerOffset());
+                }
             }
-            pending.remove();
+            catch (BitmapStoreException ex) {
+                log.debug("Filter '{}': could not clear the ready markers of generation {} (the record stands): {}",
+                        own.name(), descriptor, ex.getMessage());
+            }
         }
     }
 
@@ -814,7 +837,7 @@ public final class FilterGenerations implements AutoCloseable {
     public synchronized void loadEnded(boolean swappedCovering) {
         ownHeldBack = false;
         State current = state;
-        if (swappedCovering && current != null) {
+        if (swappedCovering && current != null && !stale()) {
             state = new State(own, current.alsoWritten(), current.readable());
         }
     }
@@ -916,6 +939,9 @@ public final class FilterGenerations implements AutoCloseable {
                 }
                 store.delete(shardKeys.toArray(String[]::new));
             }
+        }
+        if (withKeys) {
+            store.hashDelete(invalidatedKey, keys(descriptor).live());
         }
         store.hashDelete(generationsKey, descriptor);
         foreign.remove(descriptor);

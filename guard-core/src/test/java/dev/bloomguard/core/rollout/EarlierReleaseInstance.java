@@ -47,8 +47,9 @@ final class EarlierReleaseInstance implements AutoCloseable {
         StringBuilder writes = new StringBuilder();
         writing.forEach((descriptor, since) -> writes.append(writes.length() == 0 ? "" : ",").append(descriptor)
                 .append('@').append(since));
-        BitmapStore.Heartbeat beat = store.heartbeat(instancesKey, generationsKey, instanceId,
-                ownDescriptor + "#hashes|" + writes, ownDescriptor);
+        // That release's script reads no :invalidated hash; this one's does, and its answer is ignored here.
+        BitmapStore.Heartbeat beat = store.heartbeat(instancesKey, generationsKey, prefix + ":{" + own.name()
+                + "}:invalidated", instanceId, ownDescriptor + "#hashes|" + writes, List.of(ownDescriptor));
         others.clear();
         List<String> written = new ArrayList<>(List.of(ownDescriptor));
         beat.generations().forEach((descriptor, seen) -> {
