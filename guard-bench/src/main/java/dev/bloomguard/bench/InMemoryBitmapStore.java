@@ -125,12 +125,30 @@ final class InMemoryBitmapStore implements BitmapStore {
     }
 
     @Override
-    public Heartbeat heartbeat(String instancesKey, String generationsKey, String instanceId, String instanceValue,
-            String generation) {
+    public Heartbeat heartbeat(String instancesKey, String generationsKey, String invalidatedKey, String instanceId,
+            String instanceValue, List<String> generations) {
         long now = System.currentTimeMillis();
         hashes.computeIfAbsent(instancesKey, key -> new ConcurrentHashMap<>()).put(instanceId, instanceValue + "|" + now);
-        hashes.computeIfAbsent(generationsKey, key -> new ConcurrentHashMap<>()).put(generation, Long.toString(now));
-        return new Heartbeat(now, Map.copyOf(hashes.get(instancesKey)), Map.copyOf(hashes.get(generationsKey)));
+        Map<String, String> registry = hashes.computeIfAbsent(generationsKey, key -> new ConcurrentHashMap<>());
+        generations.forEach(generation -> registry.put(generation, Long.toString(now)));
+        return new Heartbeat(now, Map.copyOf(hashes.get(instancesKey)), Map.copyOf(registry),
+                Map.copyOf(hashes.getOrDefault(invalidatedKey, Map.of())));
+    }
+
+    @Override
+    public Registry readRegistry(String generationsKey, String invalidatedKey) {
+        return new Registry(System.currentTimeMillis(), Map.copyOf(hashes.getOrDefault(generationsKey, Map.of())),
+                Map.copyOf(hashes.getOrDefault(invalidatedKey, Map.of())));
+    }
+
+    @Override
+    public void hashSet(String key, String field, String value) {
+        hashes.computeIfAbsent(key, name -> new ConcurrentHashMap<>()).put(field, value);
+    }
+
+    @Override
+    public long timeMillis(String slotKey) {
+        return System.currentTimeMillis();
     }
 
     @Override

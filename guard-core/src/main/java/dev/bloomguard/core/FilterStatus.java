@@ -16,10 +16,13 @@ import java.util.Optional;
  * @param loadedBy the instance that produced the live bitmap, if known
  * @param lockHolder the instance now holding the load lock, if any
  * @param lastLoad the last load this instance completed
+ * @param resizedFrom the configured geometry, when {@code geometry} is a larger one that auto-resize
+ *     chose and that answers the filter's checks now
  */
 public record FilterStatus(String name, FilterGeometry geometry, String key, FilterState state, long bitCount,
         double fillRatio, double estimatedFpp, long approximateCount, Optional<Instant> liveSince, long liveKeys,
-        Optional<String> loadedBy, Optional<String> lockHolder, Optional<LoadReport> lastLoad) {
+        Optional<String> loadedBy, Optional<String> lockHolder, Optional<LoadReport> lastLoad,
+        Optional<FilterGeometry> resizedFrom) {
 
     /**
      * Whether the live filter holds more keys than its {@code expected-insertions}, or its

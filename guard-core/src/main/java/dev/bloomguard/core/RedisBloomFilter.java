@@ -46,6 +46,7 @@ import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.redis.PackedOffsets;
 import dev.bloomguard.core.rollout.FilterGenerations;
+import dev.bloomguard.core.rollout.FilterResize;
 import dev.bloomguard.core.warmup.BitmapBuilder;
 
 /**
@@ -124,6 +125,11 @@ public final class RedisBloomFilter {
     /** With a mirror that trusts its clear bits: what keeps them trustworthy. */
     private final TrustLease trust;
     private final FilterGenerations generations;
+    private final String keyPrefix;
+    /** How the filter grows when a load finds it over capacity; null: it does not (auto-resize off). */
+    private final FilterResize.Policy resizePolicy;
+    /** The configured geometry, when this filter's own is a larger one auto-resize chose earlier; else null. */
+    private final FilterGeometry resizedFrom;
     /** Adds, swaps and remembered misses, told to and heard from other instances. */
     private final FilterEvents events;
     private volatile boolean blockingSuspended;
@@ -141,6 +147,9 @@ public final class RedisBloomFilter {
         this.keyType = builder.keyType;
         this.hash = builder.hash;
         this.keys = FilterKeys.of(builder.keyPrefix, builder.name, builder.geometry, builder.keyType, builder.hash.id());
+        this.keyPrefix = builder.keyPrefix;
+        this.resizePolicy = builder.resizePolicy;
+        this.resizedFrom = builder.resizedFrom;
         this.store = builder.store;
         this.checkTimeout = builder.checkTimeout;
         this.instanceId = builder.instanceId;
@@ -169,8 +178,12 @@ public final class RedisBloomFilter {
                                 .hash(hashOf(builder.keyPrefix, FilterGenerations.hashId(descriptor)))
                                 .journalRetention(journalRetention)
                                 .journalCapacity(journalCapacity).maxBatchSize(maxBatchSize)
-                                .rememberMisses(builder.misses).build(),
+                                .rememberMisses(builder.misses).autoResize(builder.resizePolicy).build(),
                         () -> MIRROR_LOADER.execute(this::notReady));
+        if (generations != null && builder.resizedLoadListener != null) {
+            Consumer<RedisBloomFilter> listener = builder.resizedLoadListener;
+            generations.onResizedToLoad(resized -> MIRROR_LOADER.execute(() -> listener.accept(resized)));
+        }
         if (mirror != null || misses != null && misses.settings().shared()) {
             events.listen(new PeerEvents(), MIRROR_LOADER);
         }
@@ -1239,13 +1252,26 @@ public final class RedisBloomFilter {
         private final String token = instanceId + "/" + UUID.randomUUID();
         private final long[] markIndexes = new long[geometry.shards()];
         /** Whether every instance wrote to this generation when the load began; see {@link FilterGenerations}. */
-        private final boolean covering = generations == null || generations.ownCoverable();
+        private final boolean covering;
+        /**
+         * When this load began by Redis's clock (ms), not the loader's: which of two generations'
+         * bitmaps was read from the source later, and whether it began after a generation was
+         * found left unwritten ({@link FilterGenerations}).
+         */
+        private final long began;
         private boolean used;
         private boolean swapped;
 
         private PendingLoad() {
             if (generations != null) {
+                FilterGenerations.LoadStart start = generations.loadBegins();
+                began = start.began();
+                covering = start.covering();
                 generations.loadStarting(covering);
+            }
+            else {
+                began = store.timeMillis(FilterGenerations.generationsKey(keyPrefix, name));
+                covering = true;
             }
             int begun = 0;
             try {
@@ -1306,7 +1332,7 @@ public final class RedisBloomFilter {
             finally {
                 loading.set(false);
                 if (generations != null) {
-                    generations.loadEnded(swapped && covering);
+                    generations.loadEnded(swapped && covering && !generations.ownInvalidatedSince(began));
                 }
             }
         }
@@ -1350,7 +1376,10 @@ public final class RedisBloomFilter {
             if (sourceId != null) {
                 meta.put("source", sourceId);
             }
-            meta.put("covered", pending.covering ? "1" : "0");
+            boolean covering = pending.covering
+                    && (generations == null || !generations.ownInvalidatedSince(pending.began));
+            meta.put("covered", covering ? "1" : "0");
+            meta.put(FilterGenerations.LOAD_BEGAN, Long.toString(pending.began));
             long replayed = 0;
             for (int shard = shards - 1; shard >= 0; shard--) {
                 replayed += replayAndSwap(pending.staging(staging[shard], lengths[shard], populations[shard], shard),
@@ -1380,7 +1409,9 @@ public final class RedisBloomFilter {
             LoadReport report = new LoadReport(name, count, replayed,
                     Duration.ofNanos(System.nanoTime() - started), finished);
             lastLoad = report;
-            warnIfOverCapacity(count, populations);
+            if (warnIfOverCapacity(count, populations) && resizePolicy != null) {
+                resize(count);
+            }
             return report;
         }
         catch (RuntimeException ex) {
@@ -1551,7 +1582,7 @@ public final class RedisBloomFilter {
      * "maybe present" for more absent keys than configured, so it shields the database less.
      * The fill is the one just built in memory (each shard's population counts its marker).
      */
-    private void warnIfOverCapacity(long count, long[] populations) {
+    private boolean warnIfOverCapacity(long count, long[] populations) {
         long setBits = 0;
         for (long population : populations) {
             setBits += population - 1;
@@ -1562,6 +1593,43 @@ public final class RedisBloomFilter {
                     + " it lets more absent keys through than configured; raise its expected-insertions", name, count,
                     geometry.expectedInsertions(), String.format(java.util.Locale.ROOT, "%.4g", estimatedFpp),
                     geometry.fpp());
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Auto-resize, after a load found the filter over capacity: records in Redis the larger
+     * generation it grows into, unless one is recorded already (which every instance then
+     * adopts, whatever its own count). Nothing switches here: {@link FilterGenerations} writes to
+     * the grown generation, has it loaded once a load covers every instance, and then answers from it.
+     */
+    private void resize(long count) {
+        Optional<FilterGeometry> grown = resizePolicy.grow(geometry, count);
+        if (grown.isEmpty()) {
+            log.warn("Filter '{}' cannot be resized beyond expected-insertions {}: twice that exceeds"
+                    + " bloom-guard.max-filter-size ({} bytes); raise it, or the shard limit, to let auto-resize grow it",
+                    name, geometry.expectedInsertions(), resizePolicy.maxFilterBytes());
+            return;
+        }
+        String from = FilterGenerations.descriptor(this);
+        String to = FilterGenerations.descriptor(grown.get(), keyType, hash.id());
+        try {
+            String decided = FilterResize.decide(store, keyPrefix, name, from, to);
+            if (decided.equals(to)) {
+                log.warn("Filter '{}': auto-resize grows it from expected-insertions {} to {} ({} shards, {} bytes) for"
+                        + " the {} keys loaded; every instance writes to the larger generation, which is loaded and"
+                        + " answers once every instance has written to it for the journal's retention",
+                        name, geometry.expectedInsertions(), grown.get().expectedInsertions(), grown.get().shards(),
+                        grown.get().totalByteSize(), count);
+            }
+            else {
+                log.info("Filter '{}': auto-resize already decided to grow it into {}", name, decided);
+            }
+        }
+        catch (RuntimeException ex) {
+            log.warn("Filter '{}': could not record its resize in Redis ({}); the next load that finds it over capacity"
+                    + " tries again", name, ex.getMessage());
         }
     }
 
@@ -1570,6 +1638,15 @@ public final class RedisBloomFilter {
      * small reads. For operators; never on a request path.
      */
     public FilterStatus status() {
+        Optional<RedisBloomFilter> resized = generations == null ? Optional.empty() : generations.answeringResized();
+        if (resized.isPresent()) {
+            // The generation that answers is the filter as it is now; lastLoad stays this one's own.
+            FilterStatus grown = resized.get().status();
+            return new FilterStatus(name, grown.geometry(), grown.key(), grown.state(), grown.bitCount(),
+                    grown.fillRatio(), grown.estimatedFpp(), grown.approximateCount(), grown.liveSince(),
+                    grown.liveKeys(), grown.loadedBy(), grown.lockHolder(), lastLoad(),
+                    Optional.of(resizedFrom == null ? geometry : resizedFrom));
+        }
         long bitCount = -1;
         Map<String, String> meta = Map.of();
         Optional<String> holder = Optional.empty();
@@ -1597,7 +1674,7 @@ public final class RedisBloomFilter {
                 fill < 0 ? -1 : Math.pow(fill, geometry.hashes()), FilterStatus.approximateCount(bitCount, geometry),
                 Optional.ofNullable(loadedAt).map(value -> Instant.ofEpochMilli(Long.parseLong(value))),
                 liveKeys == null ? -1 : Long.parseLong(liveKeys), Optional.ofNullable(meta.get("loadedBy")), holder,
-                lastLoad());
+                lastLoad(), Optional.ofNullable(resizedFrom));
     }
 
     /**
@@ -1726,6 +1803,9 @@ public final class RedisBloomFilter {
         private RememberedMisses.Settings misses;
         private KeyType keyType;
         private KeyHash hash = KeyHash.murmur3();
+        private FilterResize.Policy resizePolicy;
+        private FilterGeometry resizedFrom;
+        private Consumer<RedisBloomFilter> resizedLoadListener;
 
         private Builder(String name, FilterGeometry geometry, BitmapStore store) {
             checkArgument(name != null && !name.isBlank(), "filter name must not be blank");
@@ -1867,6 +1947,36 @@ public final class RedisBloomFilter {
                     "rollout grace period (%s) must be at least four heartbeats (%s)", grace, heartbeat);
             this.rolloutHeartbeat = heartbeat;
             this.rolloutGrace = grace;
+            return this;
+        }
+
+        /**
+         * Auto-resize: a load that finds the filter over capacity records in Redis the larger
+         * geometry {@code policy} grows it into, and the {@link #rollout rollout} machinery moves
+         * every instance to it (see {@link FilterResize}). Null: off (default). Needs
+         * {@link #rollout} and, to load the grown generation, {@link #onResizedToLoad}.
+         */
+        public Builder autoResize(FilterResize.Policy policy) {
+            this.resizePolicy = policy;
+            return this;
+        }
+
+        /**
+         * Called (off the heartbeat's thread) with a grown generation to load from the filter's
+         * source: see {@link FilterGenerations#onResizedToLoad}. Instances follow a resize another
+         * decided whether or not they resize themselves.
+         */
+        public Builder onResizedToLoad(Consumer<RedisBloomFilter> listener) {
+            this.resizedLoadListener = listener;
+            return this;
+        }
+
+        /**
+         * The configured geometry, when the one given to {@link RedisBloomFilter#builder} is a
+         * larger one auto-resize chose earlier ({@link FilterResize#adopted}); shown in the status.
+         */
+        public Builder resizedFrom(FilterGeometry configured) {
+            this.resizedFrom = configured;
             return this;
         }
 

@@ -245,14 +245,32 @@ public interface BitmapStore {
 
     /**
      * In one script, by Redis's clock: {@code HSET instancesKey instanceId "<instanceValue>|<now>"},
-     * {@code HSET generationsKey generation <now>}, then both hashes whole.
+     * {@code HSET generationsKey generation <now>} for each of {@code generations}, then the three
+     * hashes whole.
      */
-    Heartbeat heartbeat(String instancesKey, String generationsKey, String instanceId, String instanceValue,
-            String generation);
+    Heartbeat heartbeat(String instancesKey, String generationsKey, String invalidatedKey, String instanceId,
+            String instanceValue, List<String> generations);
 
-    /** What {@link #heartbeat} read: Redis's time (ms) and both hashes. */
-    record Heartbeat(long now, Map<String, String> instances, Map<String, String> generations) {
+    /** What {@link #heartbeat} read: Redis's time (ms) and the hashes. */
+    record Heartbeat(long now, Map<String, String> instances, Map<String, String> generations,
+            Map<String, String> invalidated) {
     }
+
+    /** In one script, by Redis's clock: the hashes {@code generationsKey} and {@code invalidatedKey}, unchanged. */
+    Registry readRegistry(String generationsKey, String invalidatedKey);
+
+    /** What {@link #readRegistry} read. */
+    record Registry(long now, Map<String, String> generations, Map<String, String> invalidated) {
+    }
+
+    /** {@code HSET key field value}. */
+    void hashSet(String key, String field, String value);
+
+    /**
+     * Redis's clock ({@code TIME}), in milliseconds, as the node serving {@code slotKey}'s slot
+     * reads it (the key is not touched): times compared with each other come from one node's clock.
+     */
+    long timeMillis(String slotKey);
 
     /** {@code HINCRBY key field by}: the field's new value. */
     long hashIncrement(String key, String field, long by);

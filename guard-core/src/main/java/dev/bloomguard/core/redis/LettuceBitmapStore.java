@@ -68,6 +68,8 @@ public final class LettuceBitmapStore implements BitmapStore {
     private static final LuaScript SWAP_SCRIPT = LuaScript.of("replay-function", "swap");
     private static final LuaScript MAINTAIN_SCRIPT = LuaScript.of("maintain-journal");
     private static final LuaScript HEARTBEAT_SCRIPT = LuaScript.of("heartbeat");
+    private static final LuaScript REGISTRY_SCRIPT = LuaScript.of("now-function", "registry");
+    private static final LuaScript TIME_SCRIPT = LuaScript.of("now-function", "time");
     private static final LuaScript BEGIN_LOAD_SCRIPT = LuaScript.of("begin-load");
     private static final LuaScript BLANK_IF_EQUALS = LuaScript.of("blank-if-equals");
     private static final LuaScript CLEAR_BIT_IF_EXISTS = LuaScript.of("clear-bit-if-exists");
@@ -335,12 +337,29 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
-    public Heartbeat heartbeat(String instancesKey, String generationsKey, String instanceId, String instanceValue,
-            String generation) {
-        byte[][] keys = { bytes(instancesKey), bytes(generationsKey) };
-        List<Object> reply = script("heartbeat", HEARTBEAT_SCRIPT, ScriptOutputType.MULTI, keys, bytes(instanceId),
-                bytes(instanceValue), bytes(generation));
-        return new Heartbeat((Long) reply.get(0), pairs(reply.get(1)), pairs(reply.get(2)));
+    public Heartbeat heartbeat(String instancesKey, String generationsKey, String invalidatedKey, String instanceId,
+            String instanceValue, List<String> generations) {
+        byte[][] keys = { bytes(instancesKey), bytes(generationsKey), bytes(invalidatedKey) };
+        byte[][] arguments = new byte[2 + generations.size()][];
+        arguments[0] = bytes(instanceId);
+        arguments[1] = bytes(instanceValue);
+        for (int i = 0; i < generations.size(); i++) {
+            arguments[2 + i] = bytes(generations.get(i));
+        }
+        List<Object> reply = script("heartbeat", HEARTBEAT_SCRIPT, ScriptOutputType.MULTI, keys, arguments);
+        return new Heartbeat((Long) reply.get(0), pairs(reply.get(1)), pairs(reply.get(2)), pairs(reply.get(3)));
+    }
+
+    @Override
+    public Registry readRegistry(String generationsKey, String invalidatedKey) {
+        byte[][] keys = { bytes(generationsKey), bytes(invalidatedKey) };
+        List<Object> reply = script("read registry", REGISTRY_SCRIPT, ScriptOutputType.MULTI, keys);
+        return new Registry((Long) reply.get(0), pairs(reply.get(1)), pairs(reply.get(2)));
+    }
+
+    @Override
+    public void hashSet(String key, String field, String value) {
+        call("HSET", operationTimeout, commands -> List.of(commands.hset(bytes(key), bytes(field), bytes(value))));
     }
 
     /** A flat HGETALL reply as a map. */
@@ -352,6 +371,12 @@ public final class LettuceBitmapStore implements BitmapStore {
                     new String((byte[]) items.get(i + 1), StandardCharsets.UTF_8));
         }
         return map;
+    }
+
+    @Override
+    public long timeMillis(String slotKey) {
+        Long now = script("time", TIME_SCRIPT, ScriptOutputType.INTEGER, new byte[][] { bytes(slotKey) });
+        return now;
     }
 
     @Override

@@ -4,12 +4,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import org.slf4j.Logger;
@@ -77,6 +82,21 @@ public final class FilterGenerations implements AutoCloseable {
     private volatile State state;
     /** True while a load of the own generation that does not cover every writer runs. */
     private volatile boolean ownHeldBack;
+    /** Generations auto-resize decided ({@link FilterResize}) that no heartbeat names, by descriptor. */
+    private final Map<String, RedisBloomFilter> resized = new HashMap<>();
+    /** When (Redis ms) each generation written to as a resize was last found in a decision. */
+    private final Map<String, Long> resizeSeen = new HashMap<>();
+    /** The generations decided after the own one, in order, as of the last heartbeat; see {@link #onResizedToLoad}. */
+    private volatile List<RedisBloomFilter> ownResizes = List.of();
+    private volatile Consumer<RedisBloomFilter> loadResized = filter -> { };
+    /**
+     * Generations some instance found left unwritten ({@link #invalidateLeftUnwritten}), by live
+     * key, with when (Redis ms), as of the last heartbeat: a bitmap whose load began before counts
+     * as not covered. Kept in Redis ({@code invalidatedKey}), so that every instance, and this
+     * one after a restart, knows.
+     */
+    private volatile Map<String, Long> invalidatedAt = Map.of();
+    private final String invalidatedKey;
 
     /**
      * What the last heartbeat found; null before the first.
@@ -106,7 +126,8 @@ public final class FilterGenerations implements AutoCloseable {
         this.keyPrefix = keyPrefix;
         this.instanceId = instanceId;
         this.instancesKey = keyPrefix + ":{" + own.name() + "}:instances";
-        this.generationsKey = keyPrefix + ":{" + own.name() + "}:generations";
+        this.generationsKey = generationsKey(keyPrefix, own.name());
+        this.invalidatedKey = keyPrefix + ":{" + own.name() + "}:invalidated";
         this.heartbeat = heartbeat;
         this.grace = grace;
         this.foreignFactory = foreignFactory;
@@ -296,7 +317,27 @@ public final class FilterGenerations implements AutoCloseable {
      */
     public boolean ownCoverable() {
         Boolean coverable = lastCoverable;
-        return coverable != null && coverable;
+        return coverable != null && coverable && !stale();
+    }
+
+    /**
+     * Called as a load of the own generation begins, before the source takes its snapshot: when
+     * it began by Redis's clock (the registry's node, whose clock the registry's times come from),
+     * and whether it covers every writer ({@link #ownCoverable}), read under the heartbeat's lock,
+     * so that a heartbeat finding the generation left unwritten is either before both or after both.
+     */
+    public synchronized LoadStart loadBegins() {
+        long began = store.timeMillis(generationsKey);
+        return new LoadStart(began, ownCoverable());
+    }
+
+    /** See {@link #loadBegins}. */
+    public record LoadStart(long began, boolean covering) {
+    }
+
+    /** The registry of generations of filter {@code name}: descriptor to when last heartbeated (Redis ms). */
+    public static String generationsKey(String keyPrefix, String name) {
+        return keyPrefix + ":{" + name + "}:generations";
     }
 
     private volatile Boolean lastCoverable;
@@ -310,56 +351,44 @@ public final class FilterGenerations implements AutoCloseable {
      */
     public synchronized void heartbeat() {
         boolean first = state == null;
-        StringBuilder writes = new StringBuilder();
-        writingSince.forEach((descriptor, since) -> writes.append(writes.length() == 0 ? "" : ",").append(descriptor)
-                .append('@').append(since));
         long sent = System.nanoTime();
-        BitmapStore.Heartbeat beat = store.heartbeat(instancesKey, generationsKey, instanceId,
-                ownDescriptor + KNOWS_HASHES + "|" + (writes.length() == 0 ? ownDescriptor + "@0" : writes), ownDescriptor);
-        long now = beat.now();
+        List<String> ownChain = FilterResize.chain(store, keyPrefix, own.name(), ownDescriptor);
+        // The own generation and those auto-resize grows it into: heartbeated, so that every instance
+        // (of any release, of any configuration) writes to them, and stops only once none runs them.
+        List<String> heartbeated = new ArrayList<>(List.of(ownDescriptor));
+        ownChain.stream().filter(descriptor -> !heartbeated.contains(descriptor)).forEach(heartbeated::add);
+        writingSince.putIfAbsent(ownDescriptor, 0L);
+        invalidateLeftUnwritten(heartbeated); // before this heartbeat makes them look written to
+        BitmapStore.Heartbeat beat = beat(heartbeated, writingSince.keySet());
         if (ownKeyed) {
             HashSecrets.publish(store, keyPrefix, own.name(), own.hash());
         }
-        foreign.keySet().retainAll(beat.generations().keySet());
-
+        Written decision = written(beat, first, ownChain);
+        // Claim first, then stop: the registry must say this instance no longer writes to a
+        // generation before it stops, or an instance returning to that generation meanwhile
+        // would count it as a writer and load a bitmap that misses its adds. Read again after
+        // the claim: one heartbeated meanwhile is written to on, and one found stale only now is
+        // claimed in turn.
+        Set<String> claimedStopped = new HashSet<>();
+        for (int round = 0; !claimedStopped.containsAll(stopping(decision)); round++) {
+            if (round == MAX_CLAIMS) {
+                throw new BitmapStoreException("filter '" + own.name() + "': the generations to write to kept changing"
+                        + " while this instance claimed which it stops writing to; the previous decision stands", null);
+            }
+            claimedStopped.addAll(stopping(decision));
+            Set<String> claimed = new LinkedHashSet<>(writingSince.keySet());
+            claimed.removeAll(claimedStopped);
+            beat = beat(heartbeated, claimed);
+            decision = written(beat, first, ownChain);
+        }
+        long now = beat.now();
         long writeAfter = now - grace.toMillis();
-        long readAfter = now - grace.toMillis() + 2 * heartbeat.toMillis();
-        List<RedisBloomFilter> alsoWritten = new ArrayList<>();
-        Map<String, RedisBloomFilter> readable = new TreeMap<>();
-        writingSince.putIfAbsent(ownDescriptor, 0L);
-        // Descriptors that differ only in a key type stored like no key type (integer, uuid, text,
-        // bytes) name the same keys: one generation, judged by the freshest of them.
-        Map<String, Long> seenByKeys = new HashMap<>();
-        Map<String, String> descriptorByKeys = new HashMap<>();
-        for (Map.Entry<String, String> generation : beat.generations().entrySet()) {
-            String live = liveKey(generation.getKey());
-            long seen = Long.parseLong(generation.getValue());
-            if (seenByKeys.merge(live, seen, Math::max) == seen) {
-                descriptorByKeys.put(live, generation.getKey());
-            }
-        }
-        for (Map.Entry<String, String> generation : beat.generations().entrySet()) {
-            String descriptor = generation.getKey();
-            String live = liveKey(descriptor);
-            if (live.equals(own.keys().live())) {
-                continue;
-            }
-            long seen = seenByKeys.get(live);
-            if (seen < writeAfter - heartbeat.toMillis()) {
-                delete(descriptor, descriptorByKeys.get(live).equals(descriptor));
-                continue;
-            }
-            if (seen >= writeAfter && descriptorByKeys.get(live).equals(descriptor)) {
-                RedisBloomFilter filter = foreign.computeIfAbsent(descriptor, foreignFactory);
-                alsoWritten.add(filter);
-                writingSince.putIfAbsent(descriptor, first ? 0L : now);
-                // Only a generation whose keys compare as ours may answer for us: one of another key
-                // type hashed "ALICE" and "alice" (or "AB12" and "AB12    ") apart.
-                if (seen >= readAfter && java.util.Objects.equals(keyType(descriptor), own.keyType().orElse(null))) {
-                    readable.put(descriptor, filter);
-                }
-            }
-        }
+        Map<String, Long> invalidated = new HashMap<>();
+        beat.invalidated().forEach((live, at) -> invalidated.put(live, Long.parseLong(at)));
+        invalidatedAt = Map.copyOf(invalidated);
+        List<RedisBloomFilter> alsoWritten = decision.alsoWritten();
+        Map<String, RedisBloomFilter> readable = decision.readable();
+        List<RedisBloomFilter> resizes = decision.resizes();
         writingSince.keySet().removeIf(descriptor -> !descriptor.equals(ownDescriptor)
                 && alsoWritten.stream().noneMatch(filter -> descriptor(filter).equals(descriptor)));
 
@@ -383,7 +412,8 @@ public final class FilterGenerations implements AutoCloseable {
                     since = Long.parseLong(written.substring(at + 1));
                 }
             }
-            if (since == null || (since != 0 && since + own.journalRetention().toMillis() > now)) {
+            if (since == null || (since != 0 && since + own.journalRetention().toMillis() > now)
+                    || unsureSinceInvalidated(own, instance.getKey(), seen)) {
                 coverable = false;
             }
         }
@@ -391,23 +421,362 @@ public final class FilterGenerations implements AutoCloseable {
 
         Map<String, String> ownMeta = store.hashGetAll(own.keys().meta());
         ownUnloaded = ownMeta.isEmpty();
-        RedisBloomFilter answering = !ownHeldBack && covered(ownMeta) ? own
-                : firstCovered(readable.values(), ownMeta.get(SOURCE));
+        Map<RedisBloomFilter, Map<String, String>> resizeMetas = new HashMap<>();
+        Set<RedisBloomFilter> resizesComplete = new HashSet<>();
+        for (RedisBloomFilter resize : resizes) {
+            resizeMetas.put(resize, store.hashGetAll(resize.keys().meta()));
+            if (resize.isComplete().orElse(false)) {
+                resizesComplete.add(resize);
+            }
+        }
+        RedisBloomFilter resizedAnswering = answeringResize(resizes, resizeMetas, resizesComplete, ownMeta,
+                beat.instances(), writeAfter, now);
+        RedisBloomFilter answering = resizedAnswering != null ? resizedAnswering
+                : !ownHeldBack && covered(ownMeta, own) ? own : firstCovered(readable.values(), ownMeta.get(SOURCE));
         State previous = state;
+        if (!resizes.equals(ownResizes)) {
+            if (resizes.isEmpty()) {
+                log.warn("Filter '{}': Redis holds no resize of generation {} any more (evicted, or lost in a failover);"
+                        + " checks are answered without it, and adds reach the grown generation for the grace period",
+                        own.name(), ownDescriptor);
+            }
+            else {
+                log.info("Filter '{}': auto-resize grows generation {} into {}; this instance writes to it and switches"
+                        + " once it is loaded covering every instance", own.name(), ownDescriptor,
+                        descriptor(resizes.get(resizes.size() - 1)));
+            }
+        }
+        ownResizes = List.copyOf(resizes);
         state = new State(answering, List.copyOf(alsoWritten), List.copyOf(readable.values()));
         lastHeartbeat = sent;
         if (previous != null && previous.answering() != answering) {
             log.info("Filter '{}': checks are now answered by {}", own.name(),
                     answering == null ? "nothing (they bypass) until a generation holds every key"
                             : answering == own ? "its own generation " + ownDescriptor
+                                    : answering == resizedAnswering ? "generation " + descriptor(answering)
+                                            + ", which auto-resize grew it into"
                                     : "generation " + descriptor(answering) + " of another configuration, until its"
                                             + " own is loaded");
         }
         // Loaded while another instance did not write to it: load it again now that all do. (A
         // generation never loaded, or lost, is loaded by the not-ready path of its checks.)
-        if ("0".equals(ownMeta.get("covered")) && coverable) {
+        if (!ownMeta.isEmpty() && !covered(ownMeta, own) && coverable) {
             loadOwn.run();
         }
+        if (!resizes.isEmpty()) {
+            RedisBloomFilter target = resizes.get(resizes.size() - 1);
+            Map<String, String> targetMeta = resizeMetas.get(target);
+            // Lost or evicted (marker gone) counts as unloaded: nobody else reloads a generation no instance owns.
+            if ((!covered(targetMeta, target) || loadedBefore(targetMeta, ownMeta) || !resizesComplete.contains(target))
+                    && resizeCoverage(target, beat.instances(), writeAfter, now) == ResizeCoverage.COVERABLE) {
+                loadResized.accept(target);
+            }
+        }
+    }
+
+    /**
+     * Called with a generation auto-resize decided after the own one, at a heartbeat that finds
+     * it unloaded (or loaded before the own generation's live bitmap) and every instance writing
+     * to it long enough that a load begun now covers them: load it from the own source (at once,
+     * off the calling thread). The next heartbeat asks again if it is still not loaded.
+     */
+    public void onResizedToLoad(Consumer<RedisBloomFilter> listener) {
+        this.loadResized = listener;
+    }
+
+    /**
+     * The generation auto-resize grew this filter into, when it answers the checks now (a larger
+     * geometry than the own one, loaded covering every instance).
+     */
+    public Optional<RedisBloomFilter> answeringResized() {
+        RedisBloomFilter answering = answering();
+        return answering != null && answering != own && ownResizes.contains(answering) ? Optional.of(answering)
+                : Optional.empty();
+    }
+
+    /**
+     * Auto-resize: the generations decided after the own one ({@code ownChain}) and after each
+     * other generation written to are written to as well, from now on (from the start at the
+     * first heartbeat, before which this instance adds nothing), whether or not an instance runs
+     * them as its own; so every instance adds to a grown generation before any loads it. One whose
+     * decision is gone (evicted, lost in a failover) is still written to for the grace period: an
+     * instance that has not heartbeated since may still answer from it.
+     *
+     * @return the filters of {@code ownChain}, in order
+     */
+    private List<RedisBloomFilter> writeResizes(List<String> ownChain, List<RedisBloomFilter> alsoWritten,
+            boolean first, long now) {
+        Set<String> decided = new LinkedHashSet<>(ownChain);
+        for (RedisBloomFilter other : List.copyOf(alsoWritten)) {
+            decided.addAll(FilterResize.chain(store, keyPrefix, own.name(), descriptor(other)));
+        }
+        decided.forEach(descriptor -> resizeSeen.put(descriptor, now));
+        resizeSeen.values().removeIf(seen -> seen < now - grace.toMillis());
+        decided.addAll(resizeSeen.keySet());
+        resized.keySet().retainAll(decided);
+        Set<String> writtenKeys = new HashSet<>();
+        writtenKeys.add(own.keys().live());
+        alsoWritten.forEach(filter -> writtenKeys.add(filter.keys().live()));
+        List<RedisBloomFilter> ownResized = new ArrayList<>();
+        for (String descriptor : decided) {
+            String live = liveKey(descriptor);
+            if (live.equals(own.keys().live())) {
+                continue;
+            }
+            RedisBloomFilter filter;
+            if (writtenKeys.add(live)) {
+                filter = resized.computeIfAbsent(descriptor, foreignFactory);
+                alsoWritten.add(filter);
+                writingSince.putIfAbsent(descriptor, first ? 0L : now);
+            }
+            else {
+                filter = alsoWritten.stream().filter(written -> written.keys().live().equals(live)).findFirst()
+                        .orElseThrow();
+            }
+            if (ownChain.contains(descriptor)) {
+                ownResized.add(filter);
+            }
+        }
+        return ownResized;
+    }
+
+    /** How far the instances of the grace period write to a generation auto-resize decided. */
+    private enum ResizeCoverage {
+        /** Some instance does not write to it (it has not heartbeated since it learnt of it, or knows no resizes). */
+        NOT_WRITTEN,
+        /** Every instance writes to it, some for less than the journal's retention. */
+        WRITTEN,
+        /** Every instance writes to it since its start or for at least the journal's retention: a load now covers them. */
+        COVERABLE
+    }
+
+    private ResizeCoverage resizeCoverage(RedisBloomFilter resize, Map<String, String> instances, long writeAfter,
+            long now) {
+        String live = resize.keys().live();
+        ResizeCoverage coverage = ResizeCoverage.COVERABLE;
+        for (Map.Entry<String, String> instance : instances.entrySet()) {
+            // "<own generation>|<generation>@<since>,...|<seen>"
+            String[] fields = instance.getValue().split("\\|");
+            long seen = Long.parseLong(fields[2]);
+            if (seen < writeAfter) {
+                continue;
+            }
+            if (unsureSinceInvalidated(resize, instance.getKey(), seen)) {
+                return ResizeCoverage.NOT_WRITTEN;
+            }
+            boolean knowsHashes = fields[0].endsWith(KNOWS_HASHES);
+            Long since = null;
+            for (String written : fields[1].split(",")) {
+                int at = written.lastIndexOf('@');
+                if ((knowsHashes || !ownKeyed) && live.equals(liveKeyOrNull(written.substring(0, at)))) {
+                    since = Long.parseLong(written.substring(at + 1));
+                }
+            }
+            if (since == null) {
+                return ResizeCoverage.NOT_WRITTEN;
+            }
+            if (since != 0 && since + own.journalRetention().toMillis() > now) {
+                coverage = ResizeCoverage.WRITTEN;
+            }
+        }
+        return coverage;
+    }
+
+    /**
+     * The largest generation auto-resize decided that may answer: every instance writes to it,
+     * its live bitmap is complete and came from a load that covered them, and that load began no earlier than
+     * the own generation's (whose rebuild may hold rows the grown one lacks until it is loaded
+     * again). Null: none.
+     */
+    private RedisBloomFilter answeringResize(List<RedisBloomFilter> resizes,
+            Map<RedisBloomFilter, Map<String, String>> metas, Set<RedisBloomFilter> complete,
+            Map<String, String> ownMeta, Map<String, String> instances, long writeAfter, long now) {
+        for (int i = resizes.size() - 1; i >= 0; i--) {
+            RedisBloomFilter resize = resizes.get(i);
+            Map<String, String> meta = metas.get(resize);
+            if (complete.contains(resize) && covered(meta, resize) && !loadedBefore(meta, ownMeta)
+                    && resizeCoverage(resize, instances, writeAfter, now) != ResizeCoverage.NOT_WRITTEN) {
+                // Loaded by whichever instance got there first: during a rolling change of the warmup
+                // query, from the other query, which may leave out rows of ours (see firstCovered).
+                resize.setBlockingSuspended(!Objects.equals(meta.get(SOURCE), ownMeta.get(SOURCE)));
+                return resize;
+            }
+        }
+        return null;
+    }
+
+    /** The field of a live bitmap's metadata that holds when its load began, by Redis's clock (ms). */
+    public static final String LOAD_BEGAN = "loadBegan";
+
+    /** When the load behind {@code meta} began by Redis's clock, or -1 for a bitmap a release before it loaded. */
+    private static long loadBegan(Map<String, String> meta) {
+        String began = meta.get(LOAD_BEGAN);
+        return began == null ? -1 : Long.parseLong(began);
+    }
+
+    /**
+     * True when the load behind {@code meta} began no later than the one behind {@code other}
+     * (a tie counts as earlier: it is loaded again): by Redis's clock, or, for a bitmap a release
+     * before it loaded, by the loaders' clocks.
+     */
+    private static boolean loadedBefore(Map<String, String> meta, Map<String, String> other) {
+        if (loadBegan(meta) >= 0 && loadBegan(other) >= 0) {
+            return loadBegan(meta) <= loadBegan(other);
+        }
+        long started = loadStarted(meta);
+        long otherStarted = loadStarted(other);
+        return started >= 0 && otherStarted >= 0 && started < otherStarted;
+    }
+
+    private static long loadStarted(Map<String, String> meta) {
+        String loadedAt = meta.get("loadedAt");
+        String duration = meta.get("durationMs");
+        return loadedAt == null || duration == null ? -1 : Long.parseLong(loadedAt) - Long.parseLong(duration);
+    }
+
+    private String liveKeyOrNull(String descriptor) {
+        try {
+            return liveKey(descriptor);
+        }
+        catch (RuntimeException ex) {
+            return null;
+        }
+    }
+
+    /** The heartbeat script: registers {@code heartbeated}, claims to write to {@code writes}, reads the registry. */
+    private BitmapStore.Heartbeat beat(List<String> heartbeated, Collection<String> writes) {
+        StringBuilder value = new StringBuilder(ownDescriptor).append(KNOWS_HASHES).append('|');
+        int length = value.length();
+        for (String descriptor : writes) {
+            value.append(value.length() == length ? "" : ",").append(descriptor).append('@')
+                    .append(writingSince.getOrDefault(descriptor, 0L));
+        }
+        return store.heartbeat(instancesKey, generationsKey, invalidatedKey, instanceId, value.toString(), heartbeated);
+    }
+
+    /**
+     * A generation this instance heartbeats that nobody had heartbeated for the grace period, while
+     * an instance of another generation ran later than that: those instances may have stopped
+     * writing to it (a release before this one does so without saying it in the registry), so it
+     * may lack their adds, although its metadata says its load covered every writer. A rollback
+     * that returns to the previous configuration after its grace period, a restart of the last
+     * instance of a generation, an instance whose heartbeats failed for that long.
+     *
+     * <p>Recorded in Redis before this instance's heartbeat makes the generation look written to
+     * again (should the record fail, so does the heartbeat, and the next one finds the same): from
+     * then on, on every instance, a bitmap of it loaded before does not count as covered, and no
+     * load counts as covering until every other instance has heartbeated since (what it said it
+     * writes to was decided before). Its ready markers are cleared too, so that the checks of an
+     * instance that has not heartbeated since bypass it.
+     */
+    private void invalidateLeftUnwritten(List<String> heartbeated) {
+        BitmapStore.Registry registry = store.readRegistry(generationsKey, invalidatedKey);
+        // By live key: descriptors that name the same keys are one generation, seen at the freshest.
+        Map<String, Long> seenByKeys = new HashMap<>();
+        registry.generations().forEach((descriptor, seen) -> {
+            String live = liveKeyOrNull(descriptor);
+            if (live != null) {
+                seenByKeys.merge(live, Long.parseLong(seen), Math::max);
+            }
+        });
+        for (String descriptor : heartbeated) {
+            String live = liveKey(descriptor);
+            Long seen = seenByKeys.get(live);
+            if (seen == null || seen >= registry.now() - grace.toMillis()) {
+                continue;
+            }
+            long laterThanItsGrace = seen + grace.toMillis() - heartbeat.toMillis();
+            boolean othersRanOn = seenByKeys.entrySet().stream()
+                    .anyMatch(other -> !other.getKey().equals(live) && other.getValue() > laterThanItsGrace);
+            String recorded = registry.invalidated().get(live);
+            if (!othersRanOn || (recorded != null && Long.parseLong(recorded) >= seen)) {
+                continue; // written to all along, or recorded already (a heartbeat that failed after)
+            }
+            store.hashSet(invalidatedKey, live, Long.toString(registry.now()));
+            log.warn("Filter '{}': generation {} was heartbeated by no instance for {} s while others ran on, so it may"
+                    + " lack their adds; it does not answer until loaded again", own.name(), descriptor,
+                    (registry.now() - seen) / 1000);
+            try {
+                FilterGeometry geometry = geometry(descriptor);
+                FilterKeys keys = keys(descriptor);
+                for (int shard = 0; shard < geometry.shards(); shard++) {
+                    store.clearBit(keys.live(shard), geometry.markerOffset());
+                }
+            }
+            catch (BitmapStoreException ex) {
+                log.debug("Filter '{}': could not clear the ready markers of generation {} (the record stands): {}",
+                        own.name(), descriptor, ex.getMessage());
+            }
+        }
+    }
+
+    /**
+     * What a heartbeat decided to write to and read from.
+     *
+     * @param resizes the generations auto-resize decided after the own one, in order
+     */
+    private record Written(List<RedisBloomFilter> alsoWritten, Map<String, RedisBloomFilter> readable,
+            List<RedisBloomFilter> resizes) {
+    }
+
+    /** Generations written to until now whose keys this heartbeat writes to no more. */
+    private Set<String> stopping(Written written) {
+        Set<String> lives = new HashSet<>();
+        lives.add(own.keys().live());
+        written.alsoWritten().forEach(filter -> lives.add(filter.keys().live()));
+        Set<String> stopping = new LinkedHashSet<>();
+        for (String descriptor : writingSince.keySet()) {
+            if (!lives.contains(liveKeyOrNull(descriptor))) {
+                stopping.add(descriptor);
+            }
+        }
+        return stopping;
+    }
+
+    private Written written(BitmapStore.Heartbeat beat, boolean first, List<String> ownChain) {
+        long now = beat.now();
+        foreign.keySet().retainAll(beat.generations().keySet());
+        long writeAfter = now - grace.toMillis();
+        long readAfter = now - grace.toMillis() + 2 * heartbeat.toMillis();
+        List<RedisBloomFilter> alsoWritten = new ArrayList<>();
+        Map<String, RedisBloomFilter> readable = new TreeMap<>();
+        // Descriptors that differ only in a key type stored like no key type (integer, uuid, text,
+        // bytes) name the same keys: one generation, judged by the freshest of them.
+        Map<String, Long> seenByKeys = new HashMap<>();
+        Map<String, String> descriptorByKeys = new HashMap<>();
+        for (Map.Entry<String, String> generation : beat.generations().entrySet()) {
+            String live = liveKey(generation.getKey());
+            long seen = Long.parseLong(generation.getValue());
+            if (seenByKeys.merge(live, seen, Math::max) == seen) {
+                descriptorByKeys.put(live, generation.getKey());
+            }
+        }
+        for (Map.Entry<String, String> generation : beat.generations().entrySet()) {
+            String descriptor = generation.getKey();
+            String live = liveKey(descriptor);
+            if (live.equals(own.keys().live())) {
+                continue;
+            }
+            long seen = seenByKeys.get(live);
+            if (seen < writeAfter - heartbeat.toMillis()) {
+                if (!ownChain.contains(descriptor)) { // a generation this one grows into is not unused
+                    delete(descriptor, descriptorByKeys.get(live).equals(descriptor));
+                }
+                continue;
+            }
+            if (seen >= writeAfter && descriptorByKeys.get(live).equals(descriptor)) {
+                RedisBloomFilter filter = foreign.computeIfAbsent(descriptor, foreignFactory);
+                alsoWritten.add(filter);
+                writingSince.putIfAbsent(descriptor, first ? 0L : now);
+                // Only a generation whose keys compare as ours may answer for us: one of another key
+                // type hashed "ALICE" and "alice" (or "AB12" and "AB12    ") apart.
+                if (seen >= readAfter && Objects.equals(keyType(descriptor), own.keyType().orElse(null))) {
+                    readable.put(descriptor, filter);
+                }
+            }
+        }
+        List<RedisBloomFilter> resizes = writeResizes(ownChain, alsoWritten, first, now);
+        return new Written(alsoWritten, readable, resizes);
     }
 
     /** The field of a live bitmap's metadata naming the source it was loaded from, if its loader gave one. */
@@ -420,7 +789,7 @@ public final class FilterGenerations implements AutoCloseable {
     private RedisBloomFilter firstCovered(Collection<RedisBloomFilter> candidates, String ownSource) {
         for (RedisBloomFilter candidate : candidates) {
             Map<String, String> meta = store.hashGetAll(candidate.keys().meta());
-            if (covered(meta)) {
+            if (covered(meta, candidate)) {
                 // A rolling change of geometry and warmup query at once: the other generation holds
                 // the rows of its instances' query, which may leave out some of ours, and our
                 // warmer lifts our suspension once our own generation is loaded from our query,
@@ -455,10 +824,20 @@ public final class FilterGenerations implements AutoCloseable {
      * Called as a load of the own generation ends: one that swapped in a bitmap covering every
      * writer answers from now on; otherwise the next heartbeat decides again.
      */
+    /**
+     * True when this instance found its own generation left unwritten after a load that began at
+     * {@code began} (Redis ms): that load may lack adds made meanwhile, and must not count as
+     * covering every writer.
+     */
+    public synchronized boolean ownInvalidatedSince(long began) {
+        Long invalidated = invalidatedAt.get(own.keys().live());
+        return invalidated != null && began <= invalidated;
+    }
+
     public synchronized void loadEnded(boolean swappedCovering) {
         ownHeldBack = false;
         State current = state;
-        if (swappedCovering && current != null) {
+        if (swappedCovering && current != null && !stale()) {
             state = new State(own, current.alsoWritten(), current.readable());
         }
     }
@@ -468,8 +847,22 @@ public final class FilterGenerations implements AutoCloseable {
      * loaded by a release before generations were tracked (metadata without the field) was the
      * only generation then; one never loaded (no metadata) holds nothing.
      */
-    private static boolean covered(Map<String, String> meta) {
-        return "1".equals(meta.get("covered")) || (!meta.isEmpty() && !meta.containsKey("covered"));
+    private boolean covered(Map<String, String> meta, RedisBloomFilter generation) {
+        boolean covered = "1".equals(meta.get("covered")) || (!meta.isEmpty() && !meta.containsKey("covered"));
+        Long invalidated = invalidatedAt.get(generation.keys().live());
+        // Found left unwritten: only a load begun after that holds what was added meanwhile.
+        return covered && (invalidated == null || loadBegan(meta) > invalidated);
+    }
+
+    /**
+     * True when this instance found {@code generation} left unwritten after {@code instance}'s
+     * last heartbeat (at {@code seen}): what that heartbeat says it writes was decided before, and
+     * an instance of a release before this one may have stopped writing to it since without
+     * saying so. Its next heartbeat tells.
+     */
+    private boolean unsureSinceInvalidated(RedisBloomFilter generation, String instance, long seen) {
+        Long invalidated = invalidatedAt.get(generation.keys().live());
+        return invalidated != null && !instance.equals(instanceId) && seen <= invalidated;
     }
 
     /**
@@ -491,7 +884,7 @@ public final class FilterGenerations implements AutoCloseable {
             if (current != null && current.answering() == null && !ownHeldBack && !stale()) {
                 Map<String, String> ownMeta = store.hashGetAll(own.keys().meta());
                 ownUnloaded = ownMeta.isEmpty();
-                if (covered(ownMeta)) {
+                if (covered(ownMeta, own)) {
                     state = new State(own, current.alsoWritten(), current.readable());
                 }
             }
@@ -515,6 +908,8 @@ public final class FilterGenerations implements AutoCloseable {
     private volatile boolean ownUnloaded = true;
 
     private static final Duration RECONSIDER_EVERY = Duration.ofMillis(100);
+    /** Claims of generations stopped written to in one heartbeat, before it gives up (the registry kept changing). */
+    private static final int MAX_CLAIMS = 3;
     private final java.util.concurrent.atomic.AtomicLong lastReconsidered = new java.util.concurrent.atomic.AtomicLong(
             System.nanoTime() - RECONSIDER_EVERY.toNanos());
 
@@ -528,24 +923,28 @@ public final class FilterGenerations implements AutoCloseable {
 
     /** Forgets a generation nobody uses; deletes its keys when {@code withKeys} (once per set of keys). */
     private void delete(String descriptor, boolean withKeys) {
+        if (withKeys) {
+            // The keys before the registry's entry, shard 0 (its meta) last: a deletion cut short
+            // is tried again at the next heartbeat, and never leaves a loaded bitmap unregistered.
+            FilterKeys keys = keys(descriptor);
+            log.info("Filter '{}': deleting generation {} ({}), which no instance has used for {}", own.name(),
+                    descriptor, keys.live(), grace);
+            for (int shard = geometry(descriptor).shards() - 1; shard >= 0; shard--) {
+                BitmapStore.JournalKeys journal = keys.journalKeys(shard);
+                List<String> shardKeys = new ArrayList<>(List.of(keys.live(shard), keys.addCount(shard),
+                        journal.current(), journal.previous(), journal.since(), journal.dropped(), journal.loading(),
+                        keys.meta(shard)));
+                if (shard == 0) {
+                    shardKeys.add(keys.lock()); // in shard 0's slot
+                }
+                store.delete(shardKeys.toArray(String[]::new));
+            }
+        }
+        if (withKeys) {
+            store.hashDelete(invalidatedKey, keys(descriptor).live());
+        }
         store.hashDelete(generationsKey, descriptor);
         foreign.remove(descriptor);
-        if (!withKeys) {
-            return;
-        }
-        FilterKeys keys = keys(descriptor);
-        log.info("Filter '{}': deleting generation {} ({}), which no instance has used for {}", own.name(),
-                descriptor, keys.live(), grace);
-        for (int shard = 0; shard < geometry(descriptor).shards(); shard++) {
-            BitmapStore.JournalKeys journal = keys.journalKeys(shard);
-            List<String> shardKeys = new ArrayList<>(List.of(keys.meta(shard), keys.addCount(shard),
-                    journal.current(), journal.previous(), journal.since(), journal.dropped(), journal.loading(),
-                    keys.live(shard)));
-            if (shard == 0) {
-                shardKeys.add(keys.lock()); // in shard 0's slot
-            }
-            store.delete(shardKeys.toArray(String[]::new));
-        }
     }
 
     /** Takes this instance out of the registry, so that the generations it wrote to need not wait for it. */

@@ -6,13 +6,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.FilterState;
 import dev.bloomguard.core.HashSecrets;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
@@ -187,14 +191,14 @@ class FilterGenerationsTest {
         String instances = "bg:{previous-release}:instances";
         String generations = "bg:{previous-release}:generations";
 
-        store.heartbeat(instances, generations, "previous-release-instance",
-                oldDescriptor + "|" + oldDescriptor + "@0," + keyed + "@0", oldDescriptor);
+        store.heartbeat(instances, generations, "bg:{previous-release}:invalidated", "previous-release-instance",
+                oldDescriptor + "|" + oldDescriptor + "@0," + keyed + "@0", List.of(oldDescriptor));
         upgraded.generations().orElseThrow().heartbeat();
 
         assertThat(upgraded.generations().orElseThrow().ownCoverable()).isFalse();
 
-        store.heartbeat(instances, generations, "previous-release-instance",
-                oldDescriptor + "#hashes|" + oldDescriptor + "@0," + keyed + "@0", oldDescriptor);
+        store.heartbeat(instances, generations, "bg:{previous-release}:invalidated", "previous-release-instance",
+                oldDescriptor + "#hashes|" + oldDescriptor + "@0," + keyed + "@0", List.of(oldDescriptor));
         upgraded.generations().orElseThrow().heartbeat();
 
         assertThat(upgraded.generations().orElseThrow().ownCoverable()).isTrue();
@@ -261,6 +265,96 @@ class FilterGenerationsTest {
         running.add("dave");
         assertThat(running.checkAll(List.of("alice", "bob", "carol", "dave"))).containsOnly(Membership.PRESENT);
         assertThat(started.checkAll(List.of("alice", "bob", "carol", "dave"))).doesNotContain(Membership.ABSENT);
+    }
+
+    /**
+     * A rollback to the old configuration, started once nobody had heartbeated its generation for
+     * the grace period, but before that generation was deleted: the instances of the new
+     * configuration stopped writing to it, so it lacks the users they created since. The returning
+     * instance must not answer from it (its metadata still says it covered every writer) until
+     * it is loaded again, nor count the other side as a writer of it before its next heartbeat
+     * (its warmer loads at once); then it blocks absent keys again. The other side is this
+     * release, which says in the registry that it stops writing before it does, or a release
+     * before it, which does not.
+     */
+    @ParameterizedTest(name = "other side of this release: {0}")
+    @ValueSource(booleans = { true, false })
+    void anInstanceReturningToAGenerationLeftUnwrittenDoesNotBlockWhatWasAddedMeanwhile(boolean thisRelease)
+            throws Exception {
+        String name = "return-gap-" + thisRelease;
+        Duration heartbeat = Duration.ofMillis(500);
+        FilterGeometry oldGeometry = FilterGeometry.of(10_000, 0.01);
+        FilterGeometry newGeometry = FilterGeometry.of(20_000, 0.01);
+        RedisBloomFilter old = rollout(name, oldGeometry, heartbeat);
+        old.generations().orElseThrow().heartbeat();
+        old.load(LongStream.rangeClosed(1, 100).boxed());
+
+        RedisBloomFilter upgraded = thisRelease ? rollout(name, newGeometry, heartbeat)
+                : RedisBloomFilter.builder(name, newGeometry, store).checkTimeout(Duration.ofSeconds(5)).build();
+        EarlierReleaseInstance earlier = thisRelease ? null
+                : new EarlierReleaseInstance(store, "bg", upgraded, "earlier-instance", GRACE);
+        Runnable upgradedBeat = thisRelease ? () -> upgraded.generations().orElseThrow().heartbeat() : earlier::heartbeat;
+        java.util.function.LongConsumer upgradedAdd = thisRelease ? upgraded::add : earlier::add;
+        upgradedBeat.run();
+        old.generations().orElseThrow().heartbeat();
+        Thread.sleep(RETENTION.toMillis() + 100);
+        upgradedBeat.run();
+        old.generations().orElseThrow().heartbeat();
+        upgraded.load(LongStream.rangeClosed(1, 100).boxed());
+        old.generations().orElseThrow().close(); // the last old instance leaves
+
+        Thread.sleep(GRACE.toMillis() + 100); // past the grace period, less than a heartbeat more
+        upgradedBeat.run(); // stops writing to the old generation, which is not deleted yet
+        upgradedAdd.accept(5_000L);
+        upgradedAdd.accept(5_001L);
+
+        assertThat(store.hashGetAll(old.keys().meta())).as("the old generation is not deleted yet").isNotEmpty();
+        RedisBloomFilter returning = rollout(name, oldGeometry, heartbeat);
+        returning.generations().orElseThrow().heartbeat();
+        assertThat(returning.checkAll(List.of(5_000L, 5_001L))).as("created while nobody wrote to the old generation")
+                .doesNotContain(Membership.ABSENT);
+        // A second instance of the rollback (or this one restarted) starts after that heartbeat, and
+        // its warmer loads at once, before the other side's next heartbeat says what it writes to;
+        // the other side adds a user after the load's snapshot.
+        // Its ready marker set again, as though the returning instance had died before clearing it:
+        // what was found is in Redis, not in that instance.
+        redisClient.commands().setbit(old.keys().live().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                oldGeometry.markerOffset(), 1);
+        RedisBloomFilter second = rollout(name, oldGeometry, heartbeat);
+        second.generations().orElseThrow().heartbeat();
+        assertThat(second.checkAll(List.of(5_000L, 5_001L))).as("on a second instance, the marker set")
+                .doesNotContain(Membership.ABSENT);
+        try (RedisBloomFilter.PendingLoad load = second.beginLoad()) {
+            upgradedAdd.accept(5_003L);
+            load.load(Stream.concat(LongStream.rangeClosed(1, 100).boxed(), Stream.of(5_000L, 5_001L)).iterator(),
+                    null, false);
+        }
+        second.generations().orElseThrow().heartbeat();
+        returning.generations().orElseThrow().heartbeat();
+        assertThat(second.checkAll(List.of(5_000L, 5_001L, 5_003L))).as("created while the second instance loaded")
+                .doesNotContain(Membership.ABSENT);
+        assertThat(returning.checkAll(List.of(5_000L, 5_001L, 5_003L))).doesNotContain(Membership.ABSENT);
+
+        upgradedBeat.run(); // writes to the old generation again
+        Thread.sleep(RETENTION.toMillis() + 100);
+        upgradedBeat.run();
+        returning.generations().orElseThrow().heartbeat();
+        returning.load(Stream.concat(LongStream.rangeClosed(1, 100).boxed(), Stream.of(5_000L, 5_001L, 5_003L)));
+        returning.generations().orElseThrow().heartbeat();
+        upgradedAdd.accept(5_002L);
+        assertThat(returning.checkAll(List.of(1L, 100L, 5_000L, 5_001L, 5_002L))).containsOnly(Membership.PRESENT);
+        assertThat(returning.status().state()).isEqualTo(FilterState.READY);
+        assertThat(returning.checkAll(LongStream.rangeClosed(1_000_000, 1_000_999).boxed().toList()))
+                .as("most absent keys are blocked once it is loaded again").filteredOn(Membership.ABSENT::equals)
+                .hasSizeGreaterThan(950);
+        if (earlier != null) {
+            earlier.close();
+        }
+    }
+
+    private static RedisBloomFilter rollout(String name, FilterGeometry geometry, Duration heartbeat) {
+        return RedisBloomFilter.builder(name, geometry, store).checkTimeout(Duration.ofSeconds(5))
+                .journalRetention(RETENTION).rollout(heartbeat, GRACE).build();
     }
 
     private static RedisBloomFilter filter(FilterGeometry geometry, KeyType keyType) {

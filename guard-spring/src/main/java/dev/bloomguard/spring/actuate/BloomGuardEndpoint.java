@@ -150,7 +150,7 @@ public final class BloomGuardEndpoint {
     private FilterDescriptor describe(RedisBloomFilter filter, FilterStatusCache.Snapshot snapshot) {
         FilterStatus status = snapshot.status();
         boolean readable = status.bitCount() >= 0;
-        return new FilterDescriptor(filter.name(), status.state(), GeometryDescriptor.of(filter.geometry()),
+        return new FilterDescriptor(filter.name(), status.state(), GeometryDescriptor.of(status.geometry()),
                 status.key(), readable ? status.bitCount() : null, readable ? status.fillRatio() : null,
                 readable ? status.estimatedFpp() : null, readable ? status.approximateCount() : null,
                 status.liveSince().orElse(null), status.liveKeys() >= 0 ? status.liveKeys() : null,

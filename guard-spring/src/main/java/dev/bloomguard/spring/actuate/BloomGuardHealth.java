@@ -60,6 +60,9 @@ public final class BloomGuardHealth {
                 }
                 // Shown, not a reason for UNKNOWN: such a filter still blocks only absent keys.
                 details.put("overCapacity", status.get().overCapacity());
+                details.put("expectedInsertions", status.get().geometry().expectedInsertions());
+                status.get().resizedFrom().ifPresent(
+                        configured -> details.put("resizedFrom", configured.expectedInsertions()));
             }
             circuit.ifPresent(state -> details.put("circuit", state));
             filters.put(name, details);

@@ -47,6 +47,8 @@ import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceConnections;
+import dev.bloomguard.core.rollout.FilterGenerations;
+import dev.bloomguard.core.rollout.FilterResize;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardConfigurationException;
 import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
@@ -112,11 +114,14 @@ public class BloomGuardAutoConfiguration {
         String instanceId = ManagementFactory.getRuntimeMXBean().getName() + ":"
                 + UUID.randomUUID().toString().substring(0, 8);
         properties.getFilters().forEach((name, settings) -> {
-            FilterGeometry geometry = FilterSettingsValidator.geometry(properties, name, settings);
+            FilterGeometry configured = FilterSettingsValidator.geometry(properties, name, settings);
             KeyType keyType = keyType(name, settings, primaryDataSource, beanFactory);
             if (properties.getKeyPrefix() == null && !keyPrefix.equals(BloomGuardProperties.DEFAULT_KEY_PREFIX)) {
-                refuseToLeaveEarlierPrefix(store, name, geometry, keyType, keyPrefix);
+                refuseToLeaveEarlierPrefix(store, name, configured, keyType, keyPrefix);
             }
+            KeyHash hash = hash(store, keyPrefix, name, settings);
+            FilterGeometry geometry = resized(store, keyPrefix, name, configured, keyType, hash,
+                    properties.getMaxFilterSize().toBytes());
             RedisBloomFilter.Builder builder = RedisBloomFilter.builder(name, geometry, store)
                     .keyPrefix(keyPrefix)
                     .checkTimeout(properties.getRedisTimeout())
@@ -128,7 +133,15 @@ public class BloomGuardAutoConfiguration {
                     .rollout(properties.getRollout().getHeartbeatInterval(), properties.getRollout().getGracePeriod())
                     .onNotReady(filter -> warmer.ifAvailable(available -> available.onNotReady(filter)))
                     .keyType(keyType)
-                    .hash(hash(store, keyPrefix, name, settings));
+                    .hash(hash)
+                    .onResizedToLoad(resized -> warmer.ifAvailable(available -> available.loadResized(resized)));
+            if (!geometry.equals(configured)) {
+                builder.resizedFrom(configured);
+            }
+            if (settings.getRebuild().isAutoResize()) {
+                builder.autoResize(new FilterResize.Policy(properties.getMaxFilterSize().toBytes(),
+                        Math.min(FilterGeometry.MAX_BITS, properties.getMaxShardSize().toBytes() * 8)));
+            }
             if (settings.getLocalMirror().isEnabled()) {
                 builder.mirror(FilterSettingsValidator.mirrorSettings(settings.getLocalMirror()));
             }
@@ -138,6 +151,45 @@ public class BloomGuardAutoConfiguration {
             filters.put(name, builder.build());
         });
         return new BloomFilterRegistry(filters);
+    }
+
+    /**
+     * The geometry the filter runs: the configured one, or the larger one auto-resize grew it
+     * into (decided in Redis, by any instance, with any release of this configuration), so that a
+     * restart does not come up on the geometry found too small. A configured geometry larger than
+     * every resize has no decision and wins. Followed whether or not this instance resizes itself:
+     * the fleet agrees. Redis unreadable at startup: the configured one, which the other instances
+     * keep writing to while it runs; its heartbeats adopt the resize once Redis answers. A grown
+     * geometry beyond {@code bloom-guard.max-filter-size} (lowered since the resize) fails startup,
+     * as a configured one would.
+     */
+    private static FilterGeometry resized(BitmapStore store, String keyPrefix, String name, FilterGeometry configured,
+            KeyType keyType, KeyHash hash, long maxFilterBytes) {
+        String descriptor = FilterGenerations.descriptor(configured, keyType, hash.id());
+        String adopted;
+        try {
+            adopted = FilterResize.adopted(store, keyPrefix, name, descriptor);
+        }
+        catch (BitmapStoreException ex) {
+            log.warn("Filter '{}': could not read whether auto-resize grew it ({}); starting on its configured geometry",
+                    name, ex.getMessage());
+            return configured;
+        }
+        if (adopted.equals(descriptor)) {
+            return configured;
+        }
+        FilterGeometry geometry = FilterGenerations.geometry(adopted);
+        if (geometry.totalByteSize() > maxFilterBytes) {
+            throw new BloomGuardConfigurationException("bloom-guard.filters." + name + ": auto-resize grew it to"
+                    + " expected-insertions " + geometry.expectedInsertions() + " (" + geometry.totalByteSize()
+                    + " bytes, decided in Redis at " + FilterResize.key(keyPrefix, name, descriptor) + "), more than"
+                    + " bloom-guard.max-filter-size (" + maxFilterBytes + " bytes); raise bloom-guard.max-filter-size");
+        }
+        log.info("Filter '{}': auto-resize grew it from expected-insertions {} to {} earlier (decided in Redis at {});"
+                + " running the larger geometry. Raise bloom-guard.filters.{}.expected-insertions above it to size it"
+                + " yourself", name, configured.expectedInsertions(), geometry.expectedInsertions(),
+                FilterResize.key(keyPrefix, name, descriptor), name);
+        return geometry;
     }
 
     /**
@@ -234,6 +286,13 @@ public class BloomGuardAutoConfiguration {
                             + " (e.g. SELECT id FROM users WHERE created_at > :since) or"
                             + " bloom-guard.filters.{}.rebuild.interval", name, name, name);
                 }
+            }
+            if (settings.getRebuild().isAutoResize() && source == null) {
+                throw new BloomGuardConfigurationException("bloom-guard.filters." + name + ".rebuild.auto-resize is on"
+                        + " but the filter has no key source to rebuild it from under the larger geometry (a grown"
+                        + " filter that nothing loads would never answer, and one loaded from nothing would block"
+                        + " every key); set bloom-guard.filters." + name + ".warmup.sql or a @BloomKeySource(\"" + name
+                        + "\") bean, or turn auto-resize off");
             }
             tasks.add(new FilterWarmer.Task(registry.filter(name), source, warmup.isOnStartup(), warmup.isBlocking(),
                     settings.getRebuild().getInterval()));

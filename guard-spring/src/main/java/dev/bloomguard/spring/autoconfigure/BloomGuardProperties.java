@@ -785,6 +785,23 @@ public class BloomGuardProperties {
          */
         private double maxShrink = 0.5;
 
+        /**
+         * Whether a load that finds the filter over capacity (more keys than expected-insertions,
+         * or an estimated fpp above twice the configured one) rebuilds it under a larger geometry:
+         * expected-insertions doubled until the loaded keys fill at most half of it, within
+         * bloom-guard.max-filter-size. The decision is kept in Redis and every instance adopts it,
+         * also after a restart; it needs a key source (warmup.sql or a source bean) to rebuild from.
+         */
+        private boolean autoResize = false;
+
+        public boolean isAutoResize() {
+            return autoResize;
+        }
+
+        public void setAutoResize(boolean autoResize) {
+            this.autoResize = autoResize;
+        }
+
         public Duration getInterval() {
             return interval;
         }

@@ -60,6 +60,15 @@ public final class BloomGuardMetricNames {
      */
     public static final String OVER_CAPACITY = "bloomguard.filter.over.capacity";
 
+    /**
+     * Gauge, the {@code expected-insertions} of the geometry that answers the filter's checks:
+     * the configured one, or the one {@code rebuild.auto-resize} grew it to; tag {@code filter}.
+     */
+    public static final String EXPECTED_INSERTIONS = "bloomguard.filter.expected.insertions";
+
+    /** Gauge, 1 when {@code rebuild.auto-resize} grew the filter beyond its configured geometry, otherwise 0, tag {@code filter}. */
+    public static final String RESIZED = "bloomguard.filter.resized";
+
     /** Counter of keys {@code @BloomPut} added to the filter on the call itself, tag {@code filter}. */
     public static final String ADDS = "bloomguard.adds";
 

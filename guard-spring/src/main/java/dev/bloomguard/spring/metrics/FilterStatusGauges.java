@@ -9,7 +9,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * The per-filter gauges {@code bloomguard.filter.fill.ratio}, {@code bloomguard.filter.estimated.fpp},
- * {@code bloomguard.filter.approximate.count}, {@code bloomguard.filter.over.capacity} and
+ * {@code bloomguard.filter.approximate.count}, {@code bloomguard.filter.over.capacity},
+ * {@code bloomguard.filter.expected.insertions}, {@code bloomguard.filter.resized} and
  * {@code bloomguard.filter.age}, registered once per filter.
  *
  * <p>They read the {@link FilterStatusCache}, never Redis: a scrape costs nothing however large
@@ -32,6 +33,13 @@ public final class FilterStatusGauges {
                     "1 when the filter holds more keys than expected-insertions or its estimated fpp exceeds twice"
                             + " the configured one",
                     status -> status.overCapacity() ? 1 : 0);
+            register(registry, statuses, filter, BloomGuardMetricNames.EXPECTED_INSERTIONS,
+                    "Expected insertions of the geometry that answers the filter's checks: the configured one, or"
+                            + " the one auto-resize grew it to",
+                    status -> status.geometry().expectedInsertions());
+            register(registry, statuses, filter, BloomGuardMetricNames.RESIZED,
+                    "1 when auto-resize grew the filter beyond its configured expected-insertions",
+                    status -> status.resizedFrom().isPresent() ? 1 : 0);
             Gauge.builder(BloomGuardMetricNames.FILTER_AGE, statuses, cache -> cache.snapshot(filter)
                     .flatMap(snapshot -> snapshot.status().liveSince())
                     .map(since -> (System.currentTimeMillis() - since.toEpochMilli()) / 1000.0)

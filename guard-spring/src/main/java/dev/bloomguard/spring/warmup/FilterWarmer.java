@@ -91,6 +91,8 @@ public final class FilterWarmer implements SmartLifecycle {
     /** How long a filter whose load was refused as too small waits before it is read again, without a rebuild interval. */
     static final Duration REFUSED_RETRY = Duration.ofMinutes(10);
     private final Map<String, Long> retryNotBefore = new ConcurrentHashMap<>();
+    /** Until when ({@link System#nanoTime}) a failed load of a filter's resized generation is not tried again. */
+    private final Map<String, Long> resizedNotBefore = new ConcurrentHashMap<>();
     private final Map<String, Duration> retryDelay = new ConcurrentHashMap<>();
     private final Map<String, Failure> lastFailures = new ConcurrentHashMap<>();
     private final Map<String, Instant> catchUpSince = new ConcurrentHashMap<>();
@@ -345,6 +347,71 @@ public final class FilterWarmer implements SmartLifecycle {
                     filter.name());
         }
         submit(task, () -> load(task, false));
+    }
+
+    /**
+     * Loads {@code resized}, the generation auto-resize grew a filter into, from that filter's key
+     * source under the grown generation's own load lock: asked for by the filter's heartbeat once
+     * a load begun now covers every instance (see {@code FilterGenerations#onResizedToLoad}).
+     * Does nothing while a load of the filter runs here, or another instance holds the lock: the
+     * next heartbeat asks again if the grown generation is still not loaded. After a failure the
+     * heartbeats' asking is ignored for {@link #LAST_RETRY}, after a load refused as too small
+     * until the next rebuild (as the own generation's): the source is not read in a loop.
+     */
+    public void loadResized(RedisBloomFilter resized) {
+        Task task = tasks.get(resized.name());
+        ExecutorService executor = loads;
+        if (!started || task == null || task.source() == null || executor == null || executor.isShutdown()) {
+            return;
+        }
+        String name = resized.name();
+        Long notBefore = resizedNotBefore.get(name);
+        if (notBefore != null && System.nanoTime() - notBefore < 0) {
+            return;
+        }
+        CompletableFuture<LoadReport> fresh = new CompletableFuture<>();
+        if (running.putIfAbsent(name, fresh) != null) {
+            return;
+        }
+        Runnable attempt = () -> {
+            long begun = System.nanoTime();
+            LoadReport report = null;
+            try {
+                Optional<RedisBloomFilter.LoadLease> lease = resized.tryLockForLoad(lockTtl, scheduler);
+                if (lease.isPresent()) {
+                    try (RedisBloomFilter.LoadLease held = lease.get()) {
+                        log.info("Filter '{}': loading the generation auto-resize grew it into ({}) from {}", name,
+                                resized.geometry(), task.source().description());
+                        report = loadComplete(new Task(resized, task.source(), false, false, Duration.ZERO), false);
+                        resizedNotBefore.remove(name);
+                        metrics.get().recordLoad(name, LoadOutcome.SWAPPED, report.keys(), System.nanoTime() - begun);
+                        log.info("Filter '{}': loaded {} keys into its resized generation in {} ms; it answers from the"
+                                + " next heartbeat", name, report.keys(), report.duration().toMillis());
+                    }
+                }
+            }
+            catch (RuntimeException ex) {
+                LoadRefusedException refused = refusal(ex);
+                Duration pause = refused == null ? LAST_RETRY
+                        : task.rebuildInterval().isZero() ? REFUSED_RETRY : task.rebuildInterval();
+                resizedNotBefore.put(name, System.nanoTime() + pause.toNanos());
+                metrics.get().recordLoad(name, refused == null ? LoadOutcome.FAILED : LoadOutcome.REFUSED,
+                        refused == null ? -1 : refused.keys(), System.nanoTime() - begun);
+                log.warn("Filter '{}': load of its resized generation failed ({}); checks stay with the generation that"
+                        + " holds every key, and it is tried again in {} s", name, ex.getMessage(), pause.toSeconds());
+            }
+            finally {
+                running.remove(name, fresh);
+                fresh.complete(report);
+            }
+        };
+        try {
+            executor.execute(attempt);
+        }
+        catch (java.util.concurrent.RejectedExecutionException ex) {
+            running.remove(name, fresh);
+            fresh.complete(null);
+        }
     }
 
     /** A check of a filter left to another query's instances came back not ready: lost from Redis? */

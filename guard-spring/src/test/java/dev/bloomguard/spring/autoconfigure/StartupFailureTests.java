@@ -73,6 +73,40 @@ class StartupFailureTests {
     }
 
     @Test
+    void failsOnAutoResizeWithoutAKeySourceToRebuildFrom() {
+        runner.withPropertyValues("bloom-guard.filters.user.rebuild.auto-resize=true")
+                .run(failsWith("bloom-guard.filters.user.rebuild.auto-resize is on but the filter has no key source",
+                        "bloom-guard.filters.user.warmup.sql"));
+    }
+
+    /**
+     * A grown geometry recorded in Redis is the filter's size as much as a configured one: beyond
+     * a lowered {@code max-filter-size} it fails startup, naming the property and the decision.
+     */
+    @Test
+    void failsWhenAGeometryAutoResizeChoseExceedsMaxFilterSize() {
+        String from = dev.bloomguard.core.rollout.FilterGenerations.descriptor(
+                dev.bloomguard.core.FilterGeometry.of(1_000, 0.01), null);
+        String grown = dev.bloomguard.core.rollout.FilterGenerations.descriptor(
+                dev.bloomguard.core.FilterGeometry.of(1_000_000, 0.01), null);
+        String decision = dev.bloomguard.core.rollout.FilterResize.key("startup-resized", "user", from);
+        try (io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient
+                .create("redis://127.0.0.1:" + RealServers.redis().port());
+                io.lettuce.core.api.StatefulRedisConnection<String, String> admin = client.connect()) {
+            admin.sync().set(decision, grown);
+            runner.withPropertyValues("bloom-guard.key-prefix=startup-resized", "bloom-guard.max-filter-size=1MB")
+                    .run(failsWith("bloom-guard.filters.user: auto-resize grew it to expected-insertions 1000000",
+                            decision, "more than bloom-guard.max-filter-size"));
+            runner.withPropertyValues("bloom-guard.key-prefix=startup-resized").run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(BloomFilterRegistry.class).filter("user").geometry().expectedInsertions())
+                        .as("within the default limit, the grown geometry").isEqualTo(1_000_000);
+            });
+            admin.sync().del(decision);
+        }
+    }
+
+    @Test
     void failsOnUnknownFilterName() {
         runner.withUserConfiguration(UnknownFilter.class)
                 .run(failsWith("@BloomGuard on", "UnknownFilterService.find", "filter 'users' is not configured",
