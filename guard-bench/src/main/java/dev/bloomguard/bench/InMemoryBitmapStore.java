@@ -126,13 +126,15 @@ final class InMemoryBitmapStore implements BitmapStore {
 
     @Override
     public Heartbeat heartbeat(String instancesKey, String generationsKey, String invalidatedKey, String instanceId,
-            String instanceValue, List<String> generations) {
+            String instanceValue, List<String> generations, List<String> invalidated) {
         long now = System.currentTimeMillis();
         hashes.computeIfAbsent(instancesKey, key -> new ConcurrentHashMap<>()).put(instanceId, instanceValue + "|" + now);
         Map<String, String> registry = hashes.computeIfAbsent(generationsKey, key -> new ConcurrentHashMap<>());
         generations.forEach(generation -> registry.put(generation, Long.toString(now)));
+        Map<String, String> records = hashes.computeIfAbsent(invalidatedKey, key -> new ConcurrentHashMap<>());
+        invalidated.forEach(live -> records.put(live, Long.toString(now)));
         return new Heartbeat(now, Map.copyOf(hashes.get(instancesKey)), Map.copyOf(registry),
-                Map.copyOf(hashes.getOrDefault(invalidatedKey, Map.of())));
+                Map.copyOf(records));
     }
 
     @Override

@@ -245,11 +245,11 @@ public interface BitmapStore {
 
     /**
      * In one script, by Redis's clock: {@code HSET instancesKey instanceId "<instanceValue>|<now>"},
-     * {@code HSET generationsKey generation <now>} for each of {@code generations}, then the three
-     * hashes whole.
+     * {@code HSET generationsKey generation <now>} for each of {@code generations},
+     * {@code HSET invalidatedKey key <now>} for each of {@code invalidated}, then the three hashes whole.
      */
     Heartbeat heartbeat(String instancesKey, String generationsKey, String invalidatedKey, String instanceId,
-            String instanceValue, List<String> generations);
+            String instanceValue, List<String> generations, List<String> invalidated);
 
     /** What {@link #heartbeat} read: Redis's time (ms) and the hashes. */
     record Heartbeat(long now, Map<String, String> instances, Map<String, String> generations,

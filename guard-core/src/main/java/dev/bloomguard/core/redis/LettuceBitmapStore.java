@@ -338,15 +338,14 @@ public final class LettuceBitmapStore implements BitmapStore {
 
     @Override
     public Heartbeat heartbeat(String instancesKey, String generationsKey, String invalidatedKey, String instanceId,
-            String instanceValue, List<String> generations) {
+            String instanceValue, List<String> generations, List<String> invalidated) {
         byte[][] keys = { bytes(instancesKey), bytes(generationsKey), bytes(invalidatedKey) };
-        byte[][] arguments = new byte[2 + generations.size()][];
-        arguments[0] = bytes(instanceId);
-        arguments[1] = bytes(instanceValue);
-        for (int i = 0; i < generations.size(); i++) {
-            arguments[2 + i] = bytes(generations.get(i));
-        }
-        List<Object> reply = script("heartbeat", HEARTBEAT_SCRIPT, ScriptOutputType.MULTI, keys, arguments);
+        List<byte[]> arguments = new ArrayList<>(List.of(bytes(instanceId), bytes(instanceValue),
+                bytes(Integer.toString(generations.size()))));
+        generations.forEach(generation -> arguments.add(bytes(generation)));
+        invalidated.forEach(live -> arguments.add(bytes(live)));
+        List<Object> reply = script("heartbeat", HEARTBEAT_SCRIPT, ScriptOutputType.MULTI, keys,
+                arguments.toArray(byte[][]::new));
         return new Heartbeat((Long) reply.get(0), pairs(reply.get(1)), pairs(reply.get(2)), pairs(reply.get(3)));
     }
 

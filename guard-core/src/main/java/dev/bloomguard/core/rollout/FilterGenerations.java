@@ -90,7 +90,7 @@ public final class FilterGenerations implements AutoCloseable {
     private volatile List<RedisBloomFilter> ownResizes = List.of();
     private volatile Consumer<RedisBloomFilter> loadResized = filter -> { };
     /**
-     * Generations some instance found left unwritten ({@link #invalidateLeftUnwritten}), by live
+     * Generations some instance found left unwritten ({@link #leftUnwritten}), by live
      * key, with when (Redis ms), as of the last heartbeat: a bitmap whose load began before counts
      * as not covered. Kept in Redis ({@code invalidatedKey}), so that every instance, and this
      * one after a restart, knows.
@@ -358,8 +358,9 @@ public final class FilterGenerations implements AutoCloseable {
         List<String> heartbeated = new ArrayList<>(List.of(ownDescriptor));
         ownChain.stream().filter(descriptor -> !heartbeated.contains(descriptor)).forEach(heartbeated::add);
         writingSince.putIfAbsent(ownDescriptor, 0L);
-        invalidateLeftUnwritten(heartbeated); // before this heartbeat makes them look written to
-        BitmapStore.Heartbeat beat = beat(heartbeated, writingSince.keySet());
+        List<String> leftUnwritten = leftUnwritten(heartbeated);
+        BitmapStore.Heartbeat beat = beat(heartbeated, writingSince.keySet(), leftUnwritten);
+        clearMarkers(leftUnwritten);
         if (ownKeyed) {
             HashSecrets.publish(store, keyPrefix, own.name(), own.hash());
         }
@@ -378,7 +379,7 @@ public final class FilterGenerations implements AutoCloseable {
             claimedStopped.addAll(stopping(decision));
             Set<String> claimed = new LinkedHashSet<>(writingSince.keySet());
             claimed.removeAll(claimedStopped);
-            beat = beat(heartbeated, claimed);
+            beat = beat(heartbeated, claimed, List.of());
             decision = written(beat, first, ownChain);
         }
         long now = beat.now();
@@ -644,14 +645,16 @@ public final class FilterGenerations implements AutoCloseable {
     }
 
     /** The heartbeat script: registers {@code heartbeated}, claims to write to {@code writes}, reads the registry. */
-    private BitmapStore.Heartbeat beat(List<String> heartbeated, Collection<String> writes) {
+    private BitmapStore.Heartbeat beat(List<String> heartbeated, Collection<String> writes, List<String> leftUnwritten) {
         StringBuilder value = new StringBuilder(ownDescriptor).append(KNOWS_HASHES).append('|');
         int length = value.length();
         for (String descriptor : writes) {
             value.append(value.length() == length ? "" : ",").append(descriptor).append('@')
                     .append(writingSince.getOrDefault(descriptor, 0L));
         }
-        return store.heartbeat(instancesKey, generationsKey, invalidatedKey, instanceId, value.toString(), heartbeated);
+        List<String> records = leftUnwritten.stream().map(this::liveKey).distinct().toList();
+        return store.heartbeat(instancesKey, generationsKey, invalidatedKey, instanceId, value.toString(), heartbeated,
+                records);
     }
 
     /**
@@ -662,14 +665,17 @@ public final class FilterGenerations implements AutoCloseable {
      * that returns to the previous configuration after its grace period, a restart of the last
      * instance of a generation, an instance whose heartbeats failed for that long.
      *
-     * <p>Recorded in Redis before this instance's heartbeat makes the generation look written to
-     * again (should the record fail, so does the heartbeat, and the next one finds the same): from
-     * then on, on every instance, a bitmap of it loaded before does not count as covered, and no
-     * load counts as covering until every other instance has heartbeated since (what it said it
-     * writes to was decided before). Its ready markers are cleared too, so that the checks of an
-     * instance that has not heartbeated since bypass it.
+     * <p>Recorded in Redis by the very script that heartbeats it again, at the same time (a
+     * heartbeat that does not run records nothing, and the next one finds the same; one whose
+     * reply is lost has recorded it): from then on, on every instance, a bitmap of it loaded
+     * before does not count as covered, and no load counts as covering until every other
+     * instance has heartbeated since (what it said it writes to was decided before). Its ready
+     * markers are cleared after that heartbeat too, so that the checks of an instance that has
+     * not heartbeated since bypass it.
+     *
+     * @return the descriptors, of those {@code heartbeated}, found left unwritten
      */
-    private void invalidateLeftUnwritten(List<String> heartbeated) {
+    private List<String> leftUnwritten(List<String> heartbeated) {
         BitmapStore.Registry registry = store.readRegistry(generationsKey, invalidatedKey);
         // By live key: descriptors that name the same keys are one generation, seen at the freshest.
         Map<String, Long> seenByKeys = new HashMap<>();
@@ -679,6 +685,7 @@ public final class FilterGenerations implements AutoCloseable {
                 seenByKeys.merge(live, Long.parseLong(seen), Math::max);
             }
         });
+        List<String> found = new ArrayList<>();
         for (String descriptor : heartbeated) {
             String live = liveKey(descriptor);
             Long seen = seenByKeys.get(live);
@@ -686,16 +693,20 @@ public final class FilterGenerations implements AutoCloseable {
                 continue;
             }
             long laterThanItsGrace = seen + grace.toMillis() - heartbeat.toMillis();
-            boolean othersRanOn = seenByKeys.entrySet().stream()
-                    .anyMatch(other -> !other.getKey().equals(live) && other.getValue() > laterThanItsGrace);
-            String recorded = registry.invalidated().get(live);
-            if (!othersRanOn || (recorded != null && Long.parseLong(recorded) >= seen)) {
-                continue; // written to all along, or recorded already (a heartbeat that failed after)
+            if (seenByKeys.entrySet().stream()
+                    .anyMatch(other -> !other.getKey().equals(live) && other.getValue() > laterThanItsGrace)) {
+                log.warn("Filter '{}': generation {} was heartbeated by no instance for {} s while others ran on, so it"
+                        + " may lack their adds; it does not answer until loaded again", own.name(), descriptor,
+                        (registry.now() - seen) / 1000);
+                found.add(descriptor);
             }
-            store.hashSet(invalidatedKey, live, Long.toString(registry.now()));
-            log.warn("Filter '{}': generation {} was heartbeated by no instance for {} s while others ran on, so it may"
-                    + " lack their adds; it does not answer until loaded again", own.name(), descriptor,
-                    (registry.now() - seen) / 1000);
+        }
+        return found;
+    }
+
+    /** Clears the ready markers of {@code descriptors}' shards, as far as Redis lets it (the record in Redis stands). */
+    private void clearMarkers(List<String> descriptors) {
+        for (String descriptor : descriptors) {
             try {
                 FilterGeometry geometry = geometry(descriptor);
                 FilterKeys keys = keys(descriptor);

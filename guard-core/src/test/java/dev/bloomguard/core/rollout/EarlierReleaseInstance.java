@@ -49,7 +49,7 @@ final class EarlierReleaseInstance implements AutoCloseable {
                 .append('@').append(since));
         // That release's script reads no :invalidated hash; this one's does, and its answer is ignored here.
         BitmapStore.Heartbeat beat = store.heartbeat(instancesKey, generationsKey, prefix + ":{" + own.name()
-                + "}:invalidated", instanceId, ownDescriptor + "#hashes|" + writes, List.of(ownDescriptor));
+                + "}:invalidated", instanceId, ownDescriptor + "#hashes|" + writes, List.of(ownDescriptor), List.of());
         others.clear();
         List<String> written = new ArrayList<>(List.of(ownDescriptor));
         beat.generations().forEach((descriptor, seen) -> {

@@ -192,13 +192,13 @@ class FilterGenerationsTest {
         String generations = "bg:{previous-release}:generations";
 
         store.heartbeat(instances, generations, "bg:{previous-release}:invalidated", "previous-release-instance",
-                oldDescriptor + "|" + oldDescriptor + "@0," + keyed + "@0", List.of(oldDescriptor));
+                oldDescriptor + "|" + oldDescriptor + "@0," + keyed + "@0", List.of(oldDescriptor), List.of());
         upgraded.generations().orElseThrow().heartbeat();
 
         assertThat(upgraded.generations().orElseThrow().ownCoverable()).isFalse();
 
         store.heartbeat(instances, generations, "bg:{previous-release}:invalidated", "previous-release-instance",
-                oldDescriptor + "#hashes|" + oldDescriptor + "@0," + keyed + "@0", List.of(oldDescriptor));
+                oldDescriptor + "#hashes|" + oldDescriptor + "@0," + keyed + "@0", List.of(oldDescriptor), List.of());
         upgraded.generations().orElseThrow().heartbeat();
 
         assertThat(upgraded.generations().orElseThrow().ownCoverable()).isTrue();
