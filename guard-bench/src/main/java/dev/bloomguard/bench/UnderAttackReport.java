@@ -28,10 +28,10 @@ final class UnderAttackReport {
     static final String TARGET_PREFIX = "under attack";
 
     private final UnderAttackScenario.Settings settings;
-    private final UnderAttackScenario.Run run;
-    private final List<UnderAttackScenario.Result> results;
+    private final UnderAttackFigures.Run run;
+    private final List<UnderAttackFigures.Result> results;
 
-    UnderAttackReport(UnderAttackScenario.Settings settings, UnderAttackScenario.Run run) {
+    UnderAttackReport(UnderAttackScenario.Settings settings, UnderAttackFigures.Run run) {
         if (run.results().size() != UnderAttackScenario.CONFIGURATIONS.size()) {
             throw new IllegalArgumentException("one result per configuration, not " + run.results().size());
         }
@@ -40,25 +40,25 @@ final class UnderAttackReport {
         this.results = run.results();
     }
 
-    private UnderAttackScenario.Result off() {
+    private UnderAttackFigures.Result off() {
         return results.get(0);
     }
 
-    private UnderAttackScenario.Result alone() {
+    private UnderAttackFigures.Result alone() {
         return results.get(1);
     }
 
-    private UnderAttackScenario.Result remembered() {
+    private UnderAttackFigures.Result remembered() {
         return results.get(2);
     }
 
     /** Rows for the Targets table: target, measured, met. */
     List<String[]> targets() {
-        double rememberedShare = remembered().median(UnderAttackScenario.Round::queriesPerAttack);
-        double aloneShare = alone().median(UnderAttackScenario.Round::queriesPerAttack);
+        double rememberedShare = remembered().median(UnderAttackFigures.Round::queriesPerAttack);
+        double aloneShare = alone().median(UnderAttackFigures.Round::queriesPerAttack);
         double share = rememberedShare / Math.max(1e-9, aloneShare);
-        long refused = results.stream().mapToLong(UnderAttackScenario.Result::realRefused).sum();
-        long lookups = results.stream().mapToLong(UnderAttackScenario.Result::realRequests).sum();
+        long refused = results.stream().mapToLong(UnderAttackFigures.Result::realRefused).sum();
+        long lookups = results.stream().mapToLong(UnderAttackFigures.Result::realRequests).sum();
         List<String[]> rows = new ArrayList<>();
         rows.add(new String[] { String.format(Locale.ROOT,
                 "%s with remembered misses and single flight: database queries per attacker request at most %.0f%% of the"
@@ -73,13 +73,13 @@ final class UnderAttackReport {
 
     /** Draws the chart into {@code docs}. */
     void chart(Path docs) throws IOException {
-        List<String> labels = results.stream().map(UnderAttackScenario.Result::label).toList();
+        List<String> labels = results.stream().map(UnderAttackFigures.Result::label).toList();
         Charts.panels(docs.resolve(CHART), "Under attack: database load and real-key latency", labels, List.of(
                 new Charts.Panel("database queries", "per s",
-                        results.stream().mapToDouble(result -> result.median(UnderAttackScenario.Round::queriesPerSecond))
+                        results.stream().mapToDouble(result -> result.median(UnderAttackFigures.Round::queriesPerSecond))
                                 .toArray()),
                 new Charts.Panel("real-key p99", "ms",
-                        results.stream().mapToDouble(result -> result.median(UnderAttackScenario.Result::p99Millis))
+                        results.stream().mapToDouble(result -> result.median(UnderAttackFigures.Result::p99Millis))
                                 .toArray())));
     }
 
@@ -101,8 +101,8 @@ final class UnderAttackReport {
         else {
             text.append("Part of the full run above; `").append(ALONE_COMMAND).append("` reruns this section alone.\n\n");
         }
-        double offQueries = off().median(UnderAttackScenario.Round::queriesPerSecond);
-        double offP99 = off().median(UnderAttackScenario.Result::p99Millis);
+        double offQueries = off().median(UnderAttackFigures.Round::queriesPerSecond);
+        double offP99 = off().median(UnderAttackFigures.Result::p99Millis);
         text.append(String.format(Locale.ROOT, "The demo's own jar (embedded Redis, H2 database of %,d users), three",
                 UnderAttackScenario.USERS))
                 .append(" instances side by side, one per configuration, that take turns under the same traffic: a")
@@ -126,22 +126,22 @@ final class UnderAttackReport {
                 .append("| configuration | attacker requests/s | real-key lookups/s | database queries/s | vs no guard |")
                 .append(" queries per attacker request | real-key p50 ms | real-key p99 ms | p99 vs no guard |")
                 .append(" real keys refused | other errors |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-        for (UnderAttackScenario.Result result : results) {
+        for (UnderAttackFigures.Result result : results) {
             text.append("| ").append(result.label())
-                    .append(" | ").append(Stats.spread(result.each(UnderAttackScenario.Result::attackRequestsPerSecond), "%,.0f"))
-                    .append(" | ").append(Stats.spread(result.each(UnderAttackScenario.Result::realRequestsPerSecond), "%,.0f"))
-                    .append(" | ").append(Stats.spread(result.each(UnderAttackScenario.Round::queriesPerSecond), "%,.0f"))
+                    .append(" | ").append(Stats.spread(result.each(UnderAttackFigures.Result::attackRequestsPerSecond), "%,.0f"))
+                    .append(" | ").append(Stats.spread(result.each(UnderAttackFigures.Result::realRequestsPerSecond), "%,.0f"))
+                    .append(" | ").append(Stats.spread(result.each(UnderAttackFigures.Round::queriesPerSecond), "%,.0f"))
                     .append(" | ").append(String.format(Locale.ROOT, "%.3f×",
-                            result.median(UnderAttackScenario.Round::queriesPerSecond) / offQueries))
-                    .append(" | ").append(Stats.spread(result.each(UnderAttackScenario.Round::queriesPerAttack), "%.4f"))
-                    .append(" | ").append(Stats.spread(result.each(UnderAttackScenario.Result::p50Millis), "%.1f"))
-                    .append(" | ").append(Stats.spread(result.each(UnderAttackScenario.Result::p99Millis), "%.1f"))
+                            result.median(UnderAttackFigures.Round::queriesPerSecond) / offQueries))
+                    .append(" | ").append(Stats.spread(result.each(UnderAttackFigures.Round::queriesPerAttack), "%.4f"))
+                    .append(" | ").append(Stats.spread(result.each(UnderAttackFigures.Result::p50Millis), "%.1f"))
+                    .append(" | ").append(Stats.spread(result.each(UnderAttackFigures.Result::p99Millis), "%.1f"))
                     .append(" | ").append(String.format(Locale.ROOT, "%.2f×",
-                            result.median(UnderAttackScenario.Result::p99Millis) / offP99))
+                            result.median(UnderAttackFigures.Result::p99Millis) / offP99))
                     .append(" | ").append(result.realRefused()).append(" of ").append(String.format("%,d", result.realRequests()))
                     .append(" | ").append(result.errors()).append(" |\n");
         }
-        double realRate = remembered().median(UnderAttackScenario.Result::realRequestsPerSecond);
+        double realRate = remembered().median(UnderAttackFigures.Result::realRequestsPerSecond);
         text.append("\n![Under attack](").append(CHART).append(")\n\n")
                 .append(String.format(Locale.ROOT, "Per attacker request the database answers %.4f queries with the"
                         + " guard alone (the false-positive half passes the filter, the random half does not) and %.4f"
@@ -149,9 +149,9 @@ final class UnderAttackReport {
                         + " real-key lookups/s. What is left of the attack there: each false positive once per TTL, and"
                         + " the random ids that pass the filter by chance, one in about %,d here (the offline search"
                         + " found %d false positives among the first %,d absent ids).%n%n",
-                        alone().median(UnderAttackScenario.Round::queriesPerAttack),
-                        remembered().median(UnderAttackScenario.Round::queriesPerAttack),
-                        remembered().median(UnderAttackScenario.Round::queriesPerSecond), realRate,
+                        alone().median(UnderAttackFigures.Round::queriesPerAttack),
+                        remembered().median(UnderAttackFigures.Round::queriesPerAttack),
+                        remembered().median(UnderAttackFigures.Round::queriesPerSecond), realRate,
                         run.absentIdsSearched() / run.falsePositives().length, run.falsePositives().length,
                         run.absentIdsSearched()));
         text.append(ReportSections.end(UnderAttackScenario.MARKER)).append('\n');

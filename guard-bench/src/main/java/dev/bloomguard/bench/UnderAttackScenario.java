@@ -15,8 +15,10 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.ToDoubleFunction;
 
+import dev.bloomguard.bench.UnderAttackFigures.Result;
+import dev.bloomguard.bench.UnderAttackFigures.Round;
+import dev.bloomguard.bench.UnderAttackFigures.Run;
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.hash.BitPositions;
 
@@ -33,8 +35,8 @@ import dev.bloomguard.core.hash.BitPositions;
  * absent ids are tried until enough pass. Each one is then confirmed over HTTP on every guarded
  * demo before the traffic starts: it must answer 404 and cost exactly one database query.
  *
- * <p>Size: the configurations, the false-positive search, the traffic and the records of its
- * figures; the section, chart and targets are {@link UnderAttackReport}'s.
+ * <p>The configurations, the false-positive search and the traffic; the records of its figures are
+ * {@link UnderAttackFigures}, the section, chart and targets {@link UnderAttackReport}'s.
  */
 final class UnderAttackScenario {
 
@@ -47,7 +49,7 @@ final class UnderAttackScenario {
     private static final long MAX_SHARD_BITS = 64L * 1024 * 1024 * 8;
 
     /** Where the absent ids start: far above every user the demo has or creates. */
-    private static final long ABSENT_FROM = 5_000_000_000L;
+    static final long ABSENT_FROM = 5_000_000_000L;
 
     static final String MARKER = "under-attack";
 
@@ -72,78 +74,6 @@ final class UnderAttackScenario {
      */
     record Settings(int rounds, long warmupMillis, long measureMillis, int realThreads, int attackThreads,
             int falsePositives) {
-    }
-
-    /**
-     * One configuration's measured window.
-     *
-     * @param realRefused real-key lookups that did not answer 200: with the guard, a product bug
-     * @param errors attacker requests answered neither 404 nor (for a real key) 200
-     */
-    record Round(double seconds, long realRequests, long attackRequests, long queries, long[] realNanosSorted,
-            long realRefused, long errors) {
-
-        double queriesPerSecond() {
-            return queries / seconds;
-        }
-
-        /** Queries beyond one per real-key lookup, per attacker request. */
-        double queriesPerAttack() {
-            return Math.max(0, queries - realRequests) / (double) Math.max(1, attackRequests);
-        }
-    }
-
-    /** One configuration's rounds; each figure is the median of the rounds. */
-    record Result(String label, List<Round> rounds) {
-
-        List<Double> each(ToDoubleFunction<Round> figure) {
-            return rounds.stream().mapToDouble(figure).boxed().toList();
-        }
-
-        double median(ToDoubleFunction<Round> figure) {
-            return Stats.median(each(figure));
-        }
-
-        long realRefused() {
-            return rounds.stream().mapToLong(Round::realRefused).sum();
-        }
-
-        long errors() {
-            return rounds.stream().mapToLong(Round::errors).sum();
-        }
-
-        long realRequests() {
-            return rounds.stream().mapToLong(Round::realRequests).sum();
-        }
-
-        static double p50Millis(Round round) {
-            return Stats.percentile(round.realNanosSorted(), 50) / 1e6;
-        }
-
-        static double p99Millis(Round round) {
-            return Stats.percentile(round.realNanosSorted(), 99) / 1e6;
-        }
-
-        static double attackRequestsPerSecond(Round round) {
-            return round.attackRequests() / round.seconds();
-        }
-
-        static double realRequestsPerSecond(Round round) {
-            return round.realRequests() / round.seconds();
-        }
-    }
-
-    /**
-     * @param falsePositives the ids the attackers hammered, in the order found from
-     *     {@link #ABSENT_FROM}
-     * @param results one per configuration, in {@link #CONFIGURATIONS} order
-     */
-    record Run(long[] falsePositives, List<Result> results) {
-
-        /** Absent ids the offline search tried to find the false positives. */
-        long absentIdsSearched() {
-            return falsePositives[falsePositives.length - 1] - ABSENT_FROM + 1;
-        }
     }
 
     private final Path jar;
