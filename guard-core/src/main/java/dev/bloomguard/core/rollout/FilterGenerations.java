@@ -50,14 +50,21 @@ import dev.bloomguard.core.redis.BitmapStoreException;
  * from the source the own generation's was (the warmup query may change in the same deploy);
  * failing both, the filter answers not ready (bypass).
  * <li>Once its own generation is coverable, the instance asks for a load of it.
- * <li>A generation nobody heartbeated for the grace period and one heartbeat is deleted.
+ * <li>A generation nobody heartbeated for the grace period and one heartbeat is deleted. One that
+ * an instance heartbeats again before that, while others ran on, was left unwritten: it is
+ * recorded so in Redis by that heartbeat, and answers on no instance until loaded again.
+ * <li>An instance that stops writing to a generation first says so in the registry.
+ * <li>Auto-resize: the generations a {@link FilterResize} decision grows the own one into are
+ * heartbeated too (so every instance, of any release, writes to them), loaded once coverable, and
+ * answer once loaded after the own generation's last load.
  * </ul>
  * Before its first heartbeat an instance knows no peers: its checks bypass and its adds fail
  * (to be retried), rather than skip a generation another instance reads.
  *
- * <p>Size: the registry's reading (heartbeat), the decision what to read and write, and the
- * deletion of unused generations. Issue 15 splits the registry codec and the deletion out with the
- * rest of the core's seams; kept whole here so that the rules of one rollout read in one place.
+ * <p>Size: the registry's reading (heartbeat), the decision what to read and write, generations
+ * left unwritten, auto-resize's generations, and the deletion of unused generations. Issue 15
+ * splits the registry codec, the deletion and the resize following out with the rest of the
+ * core's seams; kept whole here so that the rules of one rollout read in one place.
  */
 public final class FilterGenerations implements AutoCloseable {
 
