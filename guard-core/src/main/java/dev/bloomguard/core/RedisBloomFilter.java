@@ -828,6 +828,16 @@ public final class RedisBloomFilter {
         return blockingSuspended;
     }
 
+    /**
+     * Whether the generation that answers this filter's checks now lets its "absent" through:
+     * this one {@link #isBlockingSuspended suspended}, or, during a rolling change, the other
+     * generation that answers (loaded from another source). Why a check was bypassed, for metrics.
+     */
+    public boolean isAnsweringSuspended() {
+        RedisBloomFilter answering = generations == null ? null : generations.answering();
+        return answering != null && answering != this ? answering.isBlockingSuspended() : blockingSuspended;
+    }
+
     /** False only when the key is definitely absent; "cannot tell" is {@code true}. */
     public boolean mightContain(Object key) {
         return check(key) != Membership.ABSENT;

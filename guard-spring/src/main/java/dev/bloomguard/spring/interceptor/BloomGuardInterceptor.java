@@ -521,7 +521,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             return filter.circuitState() == CircuitBreaker.State.CLOSED ? CheckReason.REDIS_ERROR
                     : CheckReason.CIRCUIT_OPEN;
         }
-        return filter.isBlockingSuspended() ? CheckReason.SUSPENDED : CheckReason.NOT_READY;
+        return filter.isAnsweringSuspended() ? CheckReason.SUSPENDED : CheckReason.NOT_READY;
     }
 
     /** A batch is rejected only when every element is absent; otherwise the most permissive answer wins. */

@@ -18,6 +18,8 @@ import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.RealServers;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * Issue 11, path 5: a rolling deploy that changes {@code expected-insertions} runs an old and a
@@ -155,6 +157,45 @@ class RollingConfigChangeTests {
                         .isGreaterThanOrEqualTo(900);
             }
         }
+    }
+
+    /**
+     * While the new configuration's instance answers from the old generation, loaded from the
+     * other warmup query, that generation's "absent" lets keys through: the bypasses are counted
+     * as {@code reason=suspended}, as an operator reading the runbook looks for, not as
+     * {@code not_ready}. (The journal's retention is long, so the new generation cannot cover
+     * every writer during the test.)
+     */
+    @Test
+    void bypassesWhileTheOtherQuerysGenerationAnswersAreCountedAsSuspended() throws Exception {
+        seedBothQueriesTable();
+        String[] slowCover = { "bloom-guard.rollout.heartbeat-interval=200ms", "bloom-guard.rollout.grace-period=2s",
+                "bloom-guard.journal.retention=60s" };
+        try (RedisServer redis = RedisServer.start();
+                ConfigurableApplicationContext old = startOldOfBoth(GuardedApp.Source.SQL, redis, slowCover);
+                ConfigurableApplicationContext upgraded = startNewOfBoth(GuardedApp.Source.SQL, redis, slowCover)) {
+            GuardedApp.Directory directory = newOfBoth(upgraded).directory();
+            for (long id = 1_000_001; id < 1_000_201; id += 2) {
+                try {
+                    directory.find(id);
+                }
+                catch (BloomGuardRejectedException ex) {
+                    throw new AssertionError("absent id " + id + " blocked from the other query's generation", ex);
+                }
+                catch (RuntimeException notFound) {
+                    // let through, and not in the table
+                }
+            }
+            MeterRegistry meters = upgraded.getBean(MeterRegistry.class);
+            assertThat(bypassed(meters, "suspended")).as("reason=suspended").isGreaterThanOrEqualTo(100);
+            assertThat(bypassed(meters, "not_ready")).as("reason=not_ready").isLessThan(100);
+        }
+    }
+
+    private static double bypassed(MeterRegistry meters, String reason) {
+        Counter counter = meters.find("bloomguard.checks").tag("filter", "user").tag("outcome", "bypassed")
+                .tag("reason", reason).counter();
+        return counter == null ? 0 : counter.count();
     }
 
     /**
