@@ -9,9 +9,8 @@ import java.util.List;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -23,10 +22,8 @@ import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.core.redis.RealRedis;
 import dev.bloomguard.core.redis.BitmapStoreException;
-import dev.bloomguard.core.redis.LettuceBitmapStore;
-import dev.bloomguard.core.redis.LettuceClients;
-import dev.bloomguard.embedded.RedisServer;
 
 /**
  * Generations of one filter whose instances differ in key type, against a real redis-server; each
@@ -38,22 +35,8 @@ class FilterGenerationsTest {
     private static final Duration GRACE = Duration.ofSeconds(2);
     private static final Duration RETENTION = Duration.ofMillis(300);
 
-    private static RedisServer redis;
-    private static LettuceClients redisClient;
-    private static BitmapStore store;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-        redisClient = LettuceClients.standalone(redis.port());
-        store = LettuceBitmapStore.create(redisClient, Duration.ofSeconds(10));
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redisClient.close();
-        redis.close();
-    }
+    @RegisterExtension
+    static final RealRedis REDIS = new RealRedis();
 
     /**
      * A deploy changes a filter's key type from text to case-insensitive text. The old generation
@@ -146,8 +129,8 @@ class FilterGenerationsTest {
         RedisBloomFilter old = filter(geometry, null, "to-siphash");
         old.generations().orElseThrow().heartbeat();
         old.load(Stream.of("alice", "bob"));
-        RedisBloomFilter upgraded = RedisBloomFilter.builder("to-siphash", geometry, store)
-                .hash(HashSecrets.stored(store, "bg", "to-siphash")).checkTimeout(Duration.ofSeconds(5))
+        RedisBloomFilter upgraded = RedisBloomFilter.builder("to-siphash", geometry, REDIS.store())
+                .hash(HashSecrets.stored(REDIS.store(), "bg", "to-siphash")).checkTimeout(Duration.ofSeconds(5))
                 .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
         upgraded.generations().orElseThrow().heartbeat();
 
@@ -182,7 +165,7 @@ class FilterGenerationsTest {
      */
     @Test
     void aPreviousReleaseClaimingToWriteASiphashGenerationDoesNotMakeItCoverable() {
-        RedisBloomFilter upgraded = RedisBloomFilter.builder("previous-release", FilterGeometry.of(20_000, 0.01), store)
+        RedisBloomFilter upgraded = RedisBloomFilter.builder("previous-release", FilterGeometry.of(20_000, 0.01), REDIS.store())
                 .hash(KeyHash.sipHash("000102030405060708090a0b0c0d0e0f")).checkTimeout(Duration.ofSeconds(5))
                 .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
         upgraded.generations().orElseThrow().heartbeat();
@@ -191,13 +174,13 @@ class FilterGenerationsTest {
         String instances = "bg:{previous-release}:instances";
         String generations = "bg:{previous-release}:generations";
 
-        store.heartbeat(instances, generations, "bg:{previous-release}:invalidated", "previous-release-instance",
+        REDIS.store().heartbeat(instances, generations, "bg:{previous-release}:invalidated", "previous-release-instance",
                 oldDescriptor + "|" + oldDescriptor + "@0," + keyed + "@0", List.of(oldDescriptor), List.of());
         upgraded.generations().orElseThrow().heartbeat();
 
         assertThat(upgraded.generations().orElseThrow().ownCoverable()).isFalse();
 
-        store.heartbeat(instances, generations, "bg:{previous-release}:invalidated", "previous-release-instance",
+        REDIS.store().heartbeat(instances, generations, "bg:{previous-release}:invalidated", "previous-release-instance",
                 oldDescriptor + "#hashes|" + oldDescriptor + "@0," + keyed + "@0", List.of(oldDescriptor), List.of());
         upgraded.generations().orElseThrow().heartbeat();
 
@@ -215,11 +198,11 @@ class FilterGenerationsTest {
         FilterGeometry geometry = FilterGeometry.of(10_000, 0.01);
         RedisBloomFilter old = filter(geometry, null, "unknown-secret");
         old.generations().orElseThrow().heartbeat();
-        RedisBloomFilter keyed = RedisBloomFilter.builder("unknown-secret", geometry, store)
+        RedisBloomFilter keyed = RedisBloomFilter.builder("unknown-secret", geometry, REDIS.store())
                 .hash(KeyHash.sipHash("9f86d081884c7d659a2feaa0c55ad015")).checkTimeout(Duration.ofSeconds(5))
                 .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
         keyed.generations().orElseThrow().heartbeat();
-        store.delete(HashSecrets.key("bg", "unknown-secret") + ":" + keyed.hash().id());
+        REDIS.store().delete(HashSecrets.key("bg", "unknown-secret") + ":" + keyed.hash().id());
 
         assertThatThrownBy(() -> old.generations().orElseThrow().heartbeat()).isInstanceOf(BitmapStoreException.class)
                 .hasMessageContaining(keyed.hash().id()).hasMessageContaining("cannot find")
@@ -242,16 +225,16 @@ class FilterGenerationsTest {
     @Test
     void aSecretLostWhileInstancesRunIsPublishedAgainSoThatANewSecretsInstanceAddsToTheirGeneration() {
         FilterGeometry geometry = FilterGeometry.of(10_000, 0.01);
-        RedisBloomFilter running = RedisBloomFilter.builder("lost-secret", geometry, store)
-                .hash(HashSecrets.stored(store, "bg", "lost-secret")).checkTimeout(Duration.ofSeconds(5))
+        RedisBloomFilter running = RedisBloomFilter.builder("lost-secret", geometry, REDIS.store())
+                .hash(HashSecrets.stored(REDIS.store(), "bg", "lost-secret")).checkTimeout(Duration.ofSeconds(5))
                 .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
         running.generations().orElseThrow().heartbeat();
         running.load(Stream.of("alice", "bob"));
-        store.delete(HashSecrets.key("bg", "lost-secret"),
+        REDIS.store().delete(HashSecrets.key("bg", "lost-secret"),
                 HashSecrets.key("bg", "lost-secret") + ":" + running.hash().id());
 
-        RedisBloomFilter started = RedisBloomFilter.builder("lost-secret", geometry, store)
-                .hash(HashSecrets.stored(store, "bg", "lost-secret")).checkTimeout(Duration.ofSeconds(5))
+        RedisBloomFilter started = RedisBloomFilter.builder("lost-secret", geometry, REDIS.store())
+                .hash(HashSecrets.stored(REDIS.store(), "bg", "lost-secret")).checkTimeout(Duration.ofSeconds(5))
                 .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
         assertThat(started.hash()).isNotEqualTo(running.hash());
         assertThatThrownBy(() -> started.generations().orElseThrow().heartbeat())
@@ -290,9 +273,9 @@ class FilterGenerationsTest {
         old.load(LongStream.rangeClosed(1, 100).boxed());
 
         RedisBloomFilter upgraded = thisRelease ? rollout(name, newGeometry, heartbeat)
-                : RedisBloomFilter.builder(name, newGeometry, store).checkTimeout(Duration.ofSeconds(5)).build();
+                : RedisBloomFilter.builder(name, newGeometry, REDIS.store()).checkTimeout(Duration.ofSeconds(5)).build();
         EarlierReleaseInstance earlier = thisRelease ? null
-                : new EarlierReleaseInstance(store, "bg", upgraded, "earlier-instance", GRACE);
+                : new EarlierReleaseInstance(REDIS.store(), "bg", upgraded, "earlier-instance", GRACE);
         Runnable upgradedBeat = thisRelease ? () -> upgraded.generations().orElseThrow().heartbeat() : earlier::heartbeat;
         java.util.function.LongConsumer upgradedAdd = thisRelease ? upgraded::add : earlier::add;
         upgradedBeat.run();
@@ -308,7 +291,7 @@ class FilterGenerationsTest {
         upgradedAdd.accept(5_000L);
         upgradedAdd.accept(5_001L);
 
-        assertThat(store.hashGetAll(old.keys().meta())).as("the old generation is not deleted yet").isNotEmpty();
+        assertThat(REDIS.store().hashGetAll(old.keys().meta())).as("the old generation is not deleted yet").isNotEmpty();
         RedisBloomFilter returning = rollout(name, oldGeometry, heartbeat);
         returning.generations().orElseThrow().heartbeat();
         assertThat(returning.checkAll(List.of(5_000L, 5_001L))).as("created while nobody wrote to the old generation")
@@ -318,7 +301,7 @@ class FilterGenerationsTest {
         // the other side adds a user after the load's snapshot.
         // Its ready marker set again, as though the returning instance had died before clearing it:
         // what was found is in Redis, not in that instance.
-        redisClient.commands().setbit(old.keys().live().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        REDIS.client().commands().setbit(old.keys().live().getBytes(java.nio.charset.StandardCharsets.UTF_8),
                 oldGeometry.markerOffset(), 1);
         RedisBloomFilter second = rollout(name, oldGeometry, heartbeat);
         second.generations().orElseThrow().heartbeat();
@@ -353,7 +336,7 @@ class FilterGenerationsTest {
     }
 
     private static RedisBloomFilter rollout(String name, FilterGeometry geometry, Duration heartbeat) {
-        return RedisBloomFilter.builder(name, geometry, store).checkTimeout(Duration.ofSeconds(5))
+        return RedisBloomFilter.builder(name, geometry, REDIS.store()).checkTimeout(Duration.ofSeconds(5))
                 .journalRetention(RETENTION).rollout(heartbeat, GRACE).build();
     }
 
@@ -362,7 +345,7 @@ class FilterGenerationsTest {
     }
 
     private static RedisBloomFilter filter(FilterGeometry geometry, KeyType keyType, String name) {
-        return RedisBloomFilter.builder(name, geometry, store).keyType(keyType)
+        return RedisBloomFilter.builder(name, geometry, REDIS.store()).keyType(keyType)
                 .checkTimeout(Duration.ofSeconds(5)).journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
     }
 }

@@ -8,9 +8,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -18,10 +17,7 @@ import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyType;
-import dev.bloomguard.core.redis.BitmapStore;
-import dev.bloomguard.core.redis.LettuceBitmapStore;
-import dev.bloomguard.core.redis.LettuceClients;
-import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.core.redis.RealRedis;
 
 /**
  * The growth rule of auto-resize, its decisions in a real redis-server (the first one stands),
@@ -35,22 +31,8 @@ class FilterResizeTest {
 
     private static final FilterResize.Policy UNBOUNDED = new FilterResize.Policy(Long.MAX_VALUE, FilterGeometry.MAX_BITS);
 
-    private static RedisServer redis;
-    private static LettuceClients redisClient;
-    private static BitmapStore store;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-        redisClient = LettuceClients.standalone(redis.port());
-        store = LettuceBitmapStore.create(redisClient, Duration.ofSeconds(10));
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redisClient.close();
-        redis.close();
-    }
+    @RegisterExtension
+    static final RealRedis REDIS = new RealRedis();
 
     @Test
     void doublesUntilTheLoadedKeysFillAtMostHalf() {
@@ -86,30 +68,30 @@ class FilterResizeTest {
         String second = FilterGenerations.descriptor(FilterGeometry.of(32_000, 0.01), KeyType.INTEGER);
         String later = FilterGenerations.descriptor(FilterGeometry.of(64_000, 0.01), KeyType.INTEGER);
 
-        assertThat(FilterResize.decide(store, "resize-test", "user", from, first)).isEqualTo(first);
-        assertThat(FilterResize.decide(store, "resize-test", "user", from, second))
+        assertThat(FilterResize.decide(REDIS.store(), "resize-test", "user", from, first)).isEqualTo(first);
+        assertThat(FilterResize.decide(REDIS.store(), "resize-test", "user", from, second))
                 .as("another instance's count decides nothing once a decision is there").isEqualTo(first);
-        assertThat(FilterResize.adopted(store, "resize-test", "user", from)).isEqualTo(first);
+        assertThat(FilterResize.adopted(REDIS.store(), "resize-test", "user", from)).isEqualTo(first);
 
-        assertThat(FilterResize.decide(store, "resize-test", "user", first, later)).isEqualTo(later);
-        assertThat(FilterResize.chain(store, "resize-test", "user", from)).containsExactly(first, later);
-        assertThat(FilterResize.adopted(store, "resize-test", "user", later)).isEqualTo(later);
+        assertThat(FilterResize.decide(REDIS.store(), "resize-test", "user", first, later)).isEqualTo(later);
+        assertThat(FilterResize.chain(REDIS.store(), "resize-test", "user", from)).containsExactly(first, later);
+        assertThat(FilterResize.adopted(REDIS.store(), "resize-test", "user", later)).isEqualTo(later);
     }
 
     @Test
     void aDecisionThatDoesNotGrowUnderTheSameFppAndKeyTypeIsNotFollowed() {
         String from = FilterGenerations.descriptor(FilterGeometry.of(2_000, 0.01), KeyType.INTEGER);
-        store.setIfAbsent(FilterResize.key("resize-odd", "user", from),
+        REDIS.store().setIfAbsent(FilterResize.key("resize-odd", "user", from),
                 FilterGenerations.descriptor(FilterGeometry.of(1_000, 0.01), KeyType.INTEGER), Duration.ofMinutes(1));
-        assertThat(FilterResize.chain(store, "resize-odd", "user", from)).isEmpty();
+        assertThat(FilterResize.chain(REDIS.store(), "resize-odd", "user", from)).isEmpty();
 
-        store.setIfAbsent(FilterResize.key("resize-other-fpp", "user", from),
+        REDIS.store().setIfAbsent(FilterResize.key("resize-other-fpp", "user", from),
                 FilterGenerations.descriptor(FilterGeometry.of(16_000, 0.001), KeyType.INTEGER), Duration.ofMinutes(1));
-        assertThat(FilterResize.chain(store, "resize-other-fpp", "user", from)).isEmpty();
+        assertThat(FilterResize.chain(REDIS.store(), "resize-other-fpp", "user", from)).isEmpty();
 
-        store.setIfAbsent(FilterResize.key("resize-other-type", "user", from),
+        REDIS.store().setIfAbsent(FilterResize.key("resize-other-type", "user", from),
                 FilterGenerations.descriptor(FilterGeometry.of(16_000, 0.01), KeyType.TEXT), Duration.ofMinutes(1));
-        assertThat(FilterResize.adopted(store, "resize-other-type", "user", from)).isEqualTo(from);
+        assertThat(FilterResize.adopted(REDIS.store(), "resize-other-type", "user", from)).isEqualTo(from);
     }
 
     /**
@@ -144,7 +126,7 @@ class FilterResizeTest {
         assertThat(b.checkAll(LongStream.rangeClosed(1, 600).boxed().toList())).containsOnly(Membership.PRESENT);
         assertThat(b.check(700L)).isEqualTo(Membership.PRESENT);
 
-        store.delete(FilterResize.key("lost-decision", "user", FilterGenerations.descriptor(a)));
+        REDIS.store().delete(FilterResize.key("lost-decision", "user", FilterGenerations.descriptor(a)));
         a.generations().orElseThrow().heartbeat(); // finds no decision; b has not heartbeated since
         a.add(1_000_001L);
         assertThat(b.check(1_000_001L)).as("b still answers from the grown generation").isEqualTo(Membership.PRESENT);
@@ -171,9 +153,9 @@ class FilterResizeTest {
         RedisBloomFilter a = resizing("earlier-release", "instance-a", toLoad);
         RedisBloomFilter grown = grownAndAnswering(a, toLoad);
 
-        RedisBloomFilter configured = RedisBloomFilter.builder("user", FilterGeometry.of(200, 0.01), store)
+        RedisBloomFilter configured = RedisBloomFilter.builder("user", FilterGeometry.of(200, 0.01), REDIS.store())
                 .keyPrefix("earlier-release").keyType(KeyType.INTEGER).checkTimeout(Duration.ofSeconds(5)).build();
-        try (EarlierReleaseInstance earlier = new EarlierReleaseInstance(store, "earlier-release", configured,
+        try (EarlierReleaseInstance earlier = new EarlierReleaseInstance(REDIS.store(), "earlier-release", configured,
                 "instance-earlier", GRACE)) {
             earlier.heartbeat();
             earlier.add(5_000L);
@@ -211,9 +193,9 @@ class FilterResizeTest {
         List<RedisBloomFilter> toLoad = new CopyOnWriteArrayList<>();
         RedisBloomFilter a = resizing(prefix, "instance-a", toLoad);
         grownAndAnswering(a, toLoad);
-        RedisBloomFilter configured = RedisBloomFilter.builder("user", FilterGeometry.of(200, 0.01), store)
+        RedisBloomFilter configured = RedisBloomFilter.builder("user", FilterGeometry.of(200, 0.01), REDIS.store())
                 .keyPrefix(prefix).keyType(KeyType.INTEGER).checkTimeout(Duration.ofSeconds(5)).build();
-        try (EarlierReleaseInstance earlier = new EarlierReleaseInstance(store, prefix, configured,
+        try (EarlierReleaseInstance earlier = new EarlierReleaseInstance(REDIS.store(), prefix, configured,
                 "instance-earlier", GRACE)) {
             earlier.heartbeat();
             a.generations().orElseThrow().close(); // the rollback: the last instance of this release leaves
@@ -224,7 +206,7 @@ class FilterResizeTest {
 
             List<RedisBloomFilter> returningLoads = new CopyOnWriteArrayList<>();
             notReady.clear();
-            String grown = FilterResize.adopted(store, prefix, "user", FilterGenerations.descriptor(a));
+            String grown = FilterResize.adopted(REDIS.store(), prefix, "user", FilterGenerations.descriptor(a));
             RedisBloomFilter returning = adopted
                     ? resizing(prefix, "instance-returning", returningLoads, FilterGenerations.geometry(grown))
                     : resizing(prefix, "instance-returning", returningLoads);
@@ -277,7 +259,7 @@ class FilterResizeTest {
         toLoad.clear();
 
         a.load(Stream.concat(LongStream.rangeClosed(1, 600).boxed(), Stream.of(7_000L)));
-        store.hashIncrement(a.keys().meta(), "loadedAt", -3_600_000); // its loader's clock is an hour behind
+        REDIS.store().hashIncrement(a.keys().meta(), "loadedAt", -3_600_000); // its loader's clock is an hour behind
         heartbeat(a);
         assertThat(a.check(7_000L)).as("found by the rebuild of the configured generation").isEqualTo(Membership.PRESENT);
 
@@ -323,7 +305,7 @@ class FilterResizeTest {
 
     private static RedisBloomFilter resizing(String prefix, String instance, List<RedisBloomFilter> toLoad,
             FilterGeometry geometry) {
-        return RedisBloomFilter.builder("user", geometry, store).keyPrefix(prefix)
+        return RedisBloomFilter.builder("user", geometry, REDIS.store()).keyPrefix(prefix)
                 .instanceId(instance).keyType(KeyType.INTEGER).checkTimeout(Duration.ofSeconds(5))
                 .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).autoResize(UNBOUNDED).onNotReady(notReady::add)
                 .onResizedToLoad(toLoad::add).build();

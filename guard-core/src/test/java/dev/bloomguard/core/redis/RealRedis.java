@@ -1,0 +1,46 @@
+package dev.bloomguard.core.redis;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+import dev.bloomguard.embedded.RedisServer;
+
+/**
+ * A real redis-server for one test class, with a Lettuce client and a store on it:
+ * {@code @RegisterExtension static final RealRedis REDIS = new RealRedis();}. Started before the
+ * class's tests, stopped after them.
+ */
+public final class RealRedis implements BeforeAllCallback, AfterAllCallback {
+
+    private RedisServer server;
+    private LettuceClients client;
+    private BitmapStore store;
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        server = RedisServer.start();
+        client = LettuceClients.standalone(server.port());
+        store = LettuceBitmapStore.create(client, Duration.ofSeconds(10));
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        client.close();
+        server.close();
+    }
+
+    public BitmapStore store() {
+        return store;
+    }
+
+    public LettuceClients client() {
+        return client;
+    }
+
+    public int port() {
+        return server.port();
+    }
+}
