@@ -13,19 +13,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.hash.KeyHash;
-import dev.bloomguard.core.redis.BitmapStore;
-import dev.bloomguard.core.redis.LettuceBitmapStore;
-import dev.bloomguard.core.redis.LettuceClients;
-import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.core.redis.RealRedis;
 
 /** Siphash filters against a real redis-server: their secret, their key names and their false-positive rate. */
 class KeyedHashingTest {
@@ -35,24 +31,10 @@ class KeyedHashingTest {
     private static final String SECRET = "5f0e2a71c3b94d8e6a1f7b2c9d3e4f50";
     private static final AtomicInteger FILTER_NUMBER = new AtomicInteger();
 
-    private static RedisServer redis;
-    private static LettuceClients redisClient;
-    private static BitmapStore store;
+    @RegisterExtension
+    static final RealRedis REDIS = new RealRedis();
 
     private String filterName;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-        redisClient = LettuceClients.standalone(redis.port());
-        store = LettuceBitmapStore.create(redisClient, Duration.ofSeconds(10));
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redisClient.close();
-        redis.close();
-    }
 
     @BeforeEach
     void nameFilterAfterTest(TestInfo test) {
@@ -120,7 +102,7 @@ class KeyedHashingTest {
             for (int i = 0; i < 8; i++) {
                 hashes.add(threads.submit(() -> {
                     start.await();
-                    return HashSecrets.stored(store, "bg", filterName);
+                    return HashSecrets.stored(REDIS.store(), "bg", filterName);
                 }));
             }
             start.countDown();
@@ -129,7 +111,7 @@ class KeyedHashingTest {
                 assertThat(hash.get()).isEqualTo(first);
             }
             assertThat(first.algorithm()).isEqualTo(KeyHash.Algorithm.SIPHASH);
-            assertThat(redisClient.commands().ttl(bytes(HashSecrets.key("bg", filterName)))).as("no expiry").isEqualTo(-1);
+            assertThat(REDIS.client().commands().ttl(bytes(HashSecrets.key("bg", filterName)))).as("no expiry").isEqualTo(-1);
         }
         finally {
             threads.shutdownNow();
@@ -144,12 +126,12 @@ class KeyedHashingTest {
     @Test
     void aLostSecretGivesNewKeysThatBlockNothingUntilLoaded() {
         List<Long> present = LongStream.rangeClosed(1, 5_000).boxed().toList();
-        RedisBloomFilter before = filter(FilterGeometry.of(10_000, 0.01), HashSecrets.stored(store, "bg", filterName));
+        RedisBloomFilter before = filter(FilterGeometry.of(10_000, 0.01), HashSecrets.stored(REDIS.store(), "bg", filterName));
         before.load(present.stream());
         assertThat(before.check(999_999L)).isEqualTo(Membership.ABSENT);
 
-        redisClient.commands().del(bytes(HashSecrets.key("bg", filterName)));
-        RedisBloomFilter after = filter(FilterGeometry.of(10_000, 0.01), HashSecrets.stored(store, "bg", filterName));
+        REDIS.client().commands().del(bytes(HashSecrets.key("bg", filterName)));
+        RedisBloomFilter after = filter(FilterGeometry.of(10_000, 0.01), HashSecrets.stored(REDIS.store(), "bg", filterName));
 
         assertThat(after.hash()).isNotEqualTo(before.hash());
         assertThat(after.keys().live()).isNotEqualTo(before.keys().live());
@@ -168,20 +150,20 @@ class KeyedHashingTest {
 
     @Test
     void publishesAConfiguredSecretForOtherConfigurationsToFind() {
-        KeyHash configured = HashSecrets.configured(store, "bg", filterName, SECRET.toUpperCase());
+        KeyHash configured = HashSecrets.configured(REDIS.store(), "bg", filterName, SECRET.toUpperCase());
 
         assertThat(configured).isEqualTo(KeyHash.sipHash(SECRET));
-        assertThat(HashSecrets.find(store, "bg", filterName, configured.id())).contains(configured);
-        assertThat(HashSecrets.find(store, "bg", filterName, "sip-00000000")).isEmpty();
-        assertThat(redisClient.commands().get(bytes(HashSecrets.key("bg", filterName)))).as("not the generated secret's key")
+        assertThat(HashSecrets.find(REDIS.store(), "bg", filterName, configured.id())).contains(configured);
+        assertThat(HashSecrets.find(REDIS.store(), "bg", filterName, "sip-00000000")).isEmpty();
+        assertThat(REDIS.client().commands().get(bytes(HashSecrets.key("bg", filterName)))).as("not the generated secret's key")
                 .isNull();
     }
 
     @Test
     void refusesAStoredSecretThatIsNoneNamingTheKey() {
-        redisClient.commands().set(bytes(HashSecrets.key("bg", filterName)), bytes("not a secret"));
+        REDIS.client().commands().set(bytes(HashSecrets.key("bg", filterName)), bytes("not a secret"));
 
-        assertThatIllegalStateException().isThrownBy(() -> HashSecrets.stored(store, "bg", filterName))
+        assertThatIllegalStateException().isThrownBy(() -> HashSecrets.stored(REDIS.store(), "bg", filterName))
                 .withMessageContaining(HashSecrets.key("bg", filterName)).withMessageContaining("32 hexadecimal digits");
     }
 
@@ -190,7 +172,7 @@ class KeyedHashingTest {
     }
 
     private RedisBloomFilter filter(FilterGeometry geometry, KeyHash hash) {
-        return RedisBloomFilter.builder(filterName, geometry, store).checkTimeout(GENEROUS_CHECK_TIMEOUT).hash(hash)
+        return RedisBloomFilter.builder(filterName, geometry, REDIS.store()).checkTimeout(GENEROUS_CHECK_TIMEOUT).hash(hash)
                 .build();
     }
 }

@@ -12,34 +12,27 @@ import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.bloomguard.core.redis.BitmapStore;
-import dev.bloomguard.core.redis.LettuceBitmapStore;
-import dev.bloomguard.core.redis.LettuceClients;
-import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.core.redis.RealRedis;
 
 /** The cross-instance load lock against a real Redis: one holder, renewed while held, expiring when its holder dies. */
 class LoadLockTest {
 
-    private static RedisServer redis;
-    private static LettuceClients redisClient;
-    private static BitmapStore store;
+    @RegisterExtension
+    static final RealRedis REDIS = new RealRedis(Duration.ofSeconds(5));
+
     private static ScheduledExecutorService renewals;
     private static int filterNumber;
 
     @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-        redisClient = LettuceClients.standalone(redis.port());
-        store = LettuceBitmapStore.create(redisClient, Duration.ofSeconds(5));
+    static void startRenewals() {
         renewals = Executors.newSingleThreadScheduledExecutor();
     }
 
     @AfterAll
-    static void stopRedis() {
+    static void stopRenewals() {
         renewals.shutdownNow();
-        redisClient.close();
-        redis.close();
     }
 
     @Test
@@ -62,7 +55,7 @@ class LoadLockTest {
     void aCrashedHoldersLockExpires() throws InterruptedException {
         String name = "crashed" + (++filterNumber);
         RedisBloomFilter survivor = instance(name, "survivor");
-        assertThat(store.setIfAbsent(survivor.keys().lock(), "crashed-instance", Duration.ofMillis(300))).isTrue();
+        assertThat(REDIS.store().setIfAbsent(survivor.keys().lock(), "crashed-instance", Duration.ofMillis(300))).isTrue();
         assertThat(survivor.tryLockForLoad(Duration.ofSeconds(10), renewals)).isEmpty();
         Thread.sleep(400);
         try (RedisBloomFilter.LoadLease lease = survivor.tryLockForLoad(Duration.ofSeconds(10), renewals).orElseThrow()) {
@@ -129,6 +122,6 @@ class LoadLockTest {
     }
 
     private static RedisBloomFilter instance(String name, String instanceId) {
-        return RedisBloomFilter.builder(name, FilterGeometry.of(1_000, 0.01), store).instanceId(instanceId).build();
+        return RedisBloomFilter.builder(name, FilterGeometry.of(1_000, 0.01), REDIS.store()).instanceId(instanceId).build();
     }
 }

@@ -26,11 +26,10 @@ import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +37,7 @@ import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceClients;
+import dev.bloomguard.core.redis.RealRedis;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.embedded.RedisServer;
 import io.lettuce.core.ScriptOutputType;
@@ -54,28 +54,10 @@ class RedisBloomFilterTest {
     private static final Duration GENEROUS_CHECK_TIMEOUT = Duration.ofSeconds(5);
     private static final AtomicInteger FILTER_NUMBER = new AtomicInteger();
 
-    private static RedisServer redis;
-    private static LettuceClients redisClient;
-    private static BitmapStore store;
+    @RegisterExtension
+    static final RealRedis REDIS = new RealRedis();
 
     private String filterName;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-        redisClient = connect(redis.port());
-        store = LettuceBitmapStore.create(redisClient, Duration.ofSeconds(10));
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (redisClient != null) {
-            redisClient.close();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
 
     @BeforeEach
     void nameFilterAfterTest(TestInfo test) {
@@ -106,7 +88,7 @@ class RedisBloomFilterTest {
 
     @Test
     void aKeyTypedFilterFindsLoadedAndAddedKeysWhateverTheirSpellingAndBlocksTheRest() {
-        RedisBloomFilter integers = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01), store)
+        RedisBloomFilter integers = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01), REDIS.store())
                 .checkTimeout(GENEROUS_CHECK_TIMEOUT).keyType(KeyType.INTEGER).build();
         integers.load(LongStream.rangeClosed(1, 5_000).boxed());
         integers.add("  0000007001 ");
@@ -122,7 +104,7 @@ class RedisBloomFilterTest {
                 .filter(id -> integers.check(String.format("%08d", id)) == Membership.ABSENT).count();
         assertThat(blocked).as("absent ids written with leading zeros that are blocked").isGreaterThan(950);
 
-        RedisBloomFilter emails = RedisBloomFilter.builder(filterName + "-ci", FilterGeometry.of(10_000, 0.01), store)
+        RedisBloomFilter emails = RedisBloomFilter.builder(filterName + "-ci", FilterGeometry.of(10_000, 0.01), REDIS.store())
                 .checkTimeout(GENEROUS_CHECK_TIMEOUT).keyType(KeyType.TEXT_CASE_INSENSITIVE).build();
         emails.load(List.of("Alice@Example.com", "bob@example.com").iterator());
 
@@ -191,7 +173,7 @@ class RedisBloomFilterTest {
         filter.beginLoad(); // never closed: the process died
         filter.add(5_000L);
         String staging = filter.keys().newStaging(0);
-        RedisCommands<byte[], byte[]> connection = redisClient.commands();
+        RedisCommands<byte[], byte[]> connection = REDIS.client().commands();
         byte[] bitmap = new byte[(int) filter.geometry().byteSize()];
         connection.set(staging.getBytes(UTF_8), bitmap);
         Long replayed = connection.eval(SWAP_SCRIPT_0_1, ScriptOutputType.INTEGER, new byte[][] {
@@ -264,7 +246,7 @@ class RedisBloomFilterTest {
                     if (method.getName().equals("writeBitmap")) {
                         byte[] bitmap = (byte[]) args[1];
                         int half = bitmap.length / 2;
-                        RedisCommands<byte[], byte[]> connection = redisClient.commands();
+                        RedisCommands<byte[], byte[]> connection = REDIS.client().commands();
                         byte[] key = ((String) args[0]).getBytes(UTF_8);
                         connection.set(key, Arrays.copyOf(bitmap, half));
                         connection.del(key);
@@ -272,7 +254,7 @@ class RedisBloomFilterTest {
                         return null;
                     }
                     try {
-                        return method.invoke(store, args);
+                        return method.invoke(REDIS.store(), args);
                     }
                     catch (java.lang.reflect.InvocationTargetException ex) {
                         throw ex.getCause();
@@ -320,7 +302,7 @@ class RedisBloomFilterTest {
 
         filter.add("carol");
 
-        assertThat(store.length(filter.keys().live())).as("the add re-created a partial bitmap").isPositive();
+        assertThat(REDIS.store().length(filter.keys().live())).as("the add re-created a partial bitmap").isPositive();
         assertThat(filter.check("carol")).isEqualTo(Membership.NOT_READY);
         assertThat(filter.check("alice")).isEqualTo(Membership.NOT_READY);
         assertThat(filter.check(neverAdded)).isEqualTo(Membership.NOT_READY);
@@ -360,7 +342,7 @@ class RedisBloomFilterTest {
      */
     @Test
     void keepsAnAddThroughEverySwapOfTheRetentionAndLeavesItToTheSourceAfterThat() {
-        RedisBloomFilter filter = RedisBloomFilter.builder(filterName, FilterGeometry.of(1_000, 0.01), store)
+        RedisBloomFilter filter = RedisBloomFilter.builder(filterName, FilterGeometry.of(1_000, 0.01), REDIS.store())
                 .checkTimeout(GENEROUS_CHECK_TIMEOUT).journalRetention(Duration.ofMillis(300)).build();
         filter.load(LongStream.rangeClosed(1, 100).boxed());
         List<Object> candidates = absentKeys(filter, 2);
@@ -411,7 +393,7 @@ class RedisBloomFilterTest {
      */
     @Test
     void anOverflowingJournalDropsNoAdd() {
-        RedisBloomFilter filter = RedisBloomFilter.builder(filterName, FilterGeometry.of(1_000, 0.01), store)
+        RedisBloomFilter filter = RedisBloomFilter.builder(filterName, FilterGeometry.of(1_000, 0.01), REDIS.store())
                 .checkTimeout(GENEROUS_CHECK_TIMEOUT).journalCapacity(3).maxShrink(1).build();
         filter.load(Stream.of(1L));
         List<Object> added = absentKeys(filter, 5);
@@ -461,7 +443,7 @@ class RedisBloomFilterTest {
         for (List<Long> batch : batches(added, 10_000)) {
             filter.addAll(batch);
         }
-        RedisCommands<byte[], byte[]> connection = redisClient.commands();
+        RedisCommands<byte[], byte[]> connection = REDIS.client().commands();
         connection.configSet("slowlog-log-slower-than", "0");
         connection.configSet("slowlog-max-len", "100000");
         connection.slowlogReset();
@@ -737,7 +719,7 @@ class RedisBloomFilterTest {
         assertThat(filter.isLoading()).isFalse();
         assertThat(filter.check("alice")).isEqualTo(Membership.PRESENT);
         assertThat(filter.check(neverAdded)).isEqualTo(Membership.ABSENT);
-        RedisCommands<byte[], byte[]> connection = redisClient.commands();
+        RedisCommands<byte[], byte[]> connection = REDIS.client().commands();
         assertThat(connection.keys("*staging*".getBytes(UTF_8))).isEmpty();
         filter.load(Stream.of("bob"));
         assertThat(filter.check("bob")).isEqualTo(Membership.PRESENT);
@@ -761,7 +743,7 @@ class RedisBloomFilterTest {
     @Test
     void keepsEachGeometryInItsOwnKey() {
         RedisBloomFilter small = filter(FilterGeometry.of(1_000, 0.01));
-        RedisBloomFilter resized = RedisBloomFilter.builder(filterName, FilterGeometry.of(5_000, 0.01), store)
+        RedisBloomFilter resized = RedisBloomFilter.builder(filterName, FilterGeometry.of(5_000, 0.01), REDIS.store())
                 .checkTimeout(GENEROUS_CHECK_TIMEOUT)
                 .build();
         small.load(Stream.of("alice", "bob"));
@@ -775,8 +757,8 @@ class RedisBloomFilterTest {
         assertThat(resized.check("carol")).isEqualTo(Membership.PRESENT);
         assertThat(small.check("alice")).isEqualTo(Membership.PRESENT);
         assertThat(small.check("carol")).as("the small filter never saw carol").isEqualTo(Membership.ABSENT);
-        assertThat(store.length(small.keys().live())).isEqualTo(small.geometry().byteSize());
-        assertThat(store.length(resized.keys().live())).isEqualTo(resized.geometry().byteSize());
+        assertThat(REDIS.store().length(small.keys().live())).isEqualTo(small.geometry().byteSize());
+        assertThat(REDIS.store().length(resized.keys().live())).isEqualTo(resized.geometry().byteSize());
     }
 
     @Test
@@ -902,7 +884,7 @@ class RedisBloomFilterTest {
         LoadReport report = filter.load(Stream.of("alice", null, 42L, null, "bob"));
 
         String live = filter.keys().live();
-        RedisCommands<byte[], byte[]> connection = redisClient.commands();
+        RedisCommands<byte[], byte[]> connection = REDIS.client().commands();
         byte[] key = live.getBytes(UTF_8);
         assertThat(connection.strlen(key)).isEqualTo(filter.geometry().byteSize());
         assertThat(connection.ttl(key)).as("no expiry on the live filter").isEqualTo(-1L);
@@ -983,7 +965,7 @@ class RedisBloomFilterTest {
     void batchesLargerThanTheMaxBatchSizeAnswerInOrderAsOneBatchWould() {
         RedisBloomFilter whole = filter(FilterGeometry.withShards(10_000, 0.01, 3));
         whole.load(LongStream.rangeClosed(1, 500).boxed());
-        RedisBloomFilter chunked = RedisBloomFilter.builder(filterName, FilterGeometry.withShards(10_000, 0.01, 3), store)
+        RedisBloomFilter chunked = RedisBloomFilter.builder(filterName, FilterGeometry.withShards(10_000, 0.01, 3), REDIS.store())
                 .checkTimeout(GENEROUS_CHECK_TIMEOUT).maxBatchSize(4).build();
         List<Object> absent = absentKeys(whole, 30);
         List<Object> batch = new ArrayList<>();
@@ -1000,7 +982,7 @@ class RedisBloomFilterTest {
         chunked.addAll(absent.subList(0, 15));
         chunked.addAllAsync(absent.subList(15, 30)).join();
         assertThat(whole.checkAll(absent)).as("every chunk of both adds landed").containsOnly(Membership.PRESENT);
-        assertThatThrownBy(() -> RedisBloomFilter.builder(filterName, FilterGeometry.of(10, 0.01), store).maxBatchSize(0))
+        assertThatThrownBy(() -> RedisBloomFilter.builder(filterName, FilterGeometry.of(10, 0.01), REDIS.store()).maxBatchSize(0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("max batch size (0)");
     }
 
@@ -1063,7 +1045,7 @@ class RedisBloomFilterTest {
     }
 
     private RedisBloomFilter filter(FilterGeometry geometry) {
-        return RedisBloomFilter.builder(filterName, geometry, store).checkTimeout(GENEROUS_CHECK_TIMEOUT).build();
+        return RedisBloomFilter.builder(filterName, geometry, REDIS.store()).checkTimeout(GENEROUS_CHECK_TIMEOUT).build();
     }
 
     private static LettuceClients connect(int port) {
@@ -1071,7 +1053,7 @@ class RedisBloomFilterTest {
     }
 
     private static void flushAll() {
-        redisClient.commands().flushall();
+        REDIS.client().commands().flushall();
     }
 
     /** Warmup queries return ids as Long, Integer, String or NUMERIC columns; all must hash alike. */

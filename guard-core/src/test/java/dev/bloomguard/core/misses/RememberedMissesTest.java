@@ -8,21 +8,17 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyType;
-import dev.bloomguard.core.redis.BitmapStore;
-import dev.bloomguard.core.redis.LettuceBitmapStore;
-import dev.bloomguard.core.redis.LettuceClients;
-import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.core.redis.RealRedis;
 
 /**
  * Remembered misses against a real {@code redis-server}, with two filter objects of one name
@@ -37,30 +33,12 @@ class RememberedMissesTest {
     /** The lookup (guarded method) that found nothing. */
     private static final String LOOKUP = "Users#find";
 
-    private static RedisServer redis;
-    private static LettuceClients client;
-    private static BitmapStore store;
+    @RegisterExtension
+    static final RealRedis REDIS = new RealRedis();
 
     private String name;
     private RedisBloomFilter one;
     private RedisBloomFilter two;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-        client = LettuceClients.standalone(redis.port());
-        store = LettuceBitmapStore.create(client, Duration.ofSeconds(10));
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (client != null) {
-            client.close();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
 
     @BeforeEach
     void twoInstances(TestInfo test) {
@@ -69,7 +47,7 @@ class RememberedMissesTest {
         two = instance(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, true), null);
         one.load(LongStream.rangeClosed(1, 5_000).boxed());
         // Both listen before anything is remembered: an event sent before a subscription is never heard.
-        try (io.lettuce.core.RedisClient admin = io.lettuce.core.RedisClient.create("redis://127.0.0.1:" + redis.port());
+        try (io.lettuce.core.RedisClient admin = io.lettuce.core.RedisClient.create("redis://127.0.0.1:" + REDIS.port());
                 io.lettuce.core.api.StatefulRedisConnection<String, String> connection = admin.connect()) {
             String channel = one.keys().events();
             eventually(() -> connection.sync().pubsubNumsub(channel).getOrDefault(channel, 0L) == 2);
@@ -85,7 +63,7 @@ class RememberedMissesTest {
     /** An instance of filter {@code <name>-rolled} during a rolling change, with {@code geometry} its own. */
     private RedisBloomFilter rollingInstance(String instanceId, FilterGeometry geometry) {
         Duration heartbeat = Duration.ofSeconds(10);
-        return RedisBloomFilter.builder(name + "-rolled", geometry, store).checkTimeout(TIMEOUT)
+        return RedisBloomFilter.builder(name + "-rolled", geometry, REDIS.store()).checkTimeout(TIMEOUT)
                 .rememberMisses(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false))
                 .rollout(heartbeat, heartbeat.multipliedBy(4)).instanceId(instanceId).build();
     }
@@ -95,7 +73,7 @@ class RememberedMissesTest {
     }
 
     private static RedisBloomFilter instance(RememberedMisses.Settings settings, KeyType keyType, String filter) {
-        return RedisBloomFilter.builder(filter, GEOMETRY, store).checkTimeout(TIMEOUT).keyType(keyType)
+        return RedisBloomFilter.builder(filter, GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT).keyType(keyType)
                 .rememberMisses(settings).build();
     }
 
@@ -136,7 +114,7 @@ class RememberedMissesTest {
     @Test
     void anInstanceThatDoesNotRememberMissesStillForgetsThemOnItsAdds() {
         // A rolling change that turns negative-cache on, or a writer built with guard-core alone.
-        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, store).checkTimeout(TIMEOUT).build();
+        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT).build();
         assertThat(one.rememberMissAsync(4_400L, LOOKUP, System.nanoTime()).join()).isTrue();
         assertThat(one.rememberMissAsync(4_401L, LOOKUP, System.nanoTime()).join()).isTrue();
 
@@ -149,7 +127,7 @@ class RememberedMissesTest {
 
     @Test
     void anAddByAnInstanceThatDoesNotRememberMissesStillRefusesARememberRacingWithIt() {
-        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, store).checkTimeout(TIMEOUT).build();
+        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT).build();
         // A rolling change that turns negative-cache on: the new instances already remember misses.
         assertThat(one.rememberMissAsync(9_099L, LOOKUP, System.nanoTime()).join()).isTrue();
         long checkStarted = System.nanoTime(); // the lookup read the database before the commit
@@ -165,7 +143,7 @@ class RememberedMissesTest {
         // A writer without negative-cache (a rolling change that turns it on, a service that only
         // writes) adds while no instance has remembered a miss of the filter lately, so its add
         // leaves no mark; the lookup of the instance that remembers read the database before the commit.
-        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, store).checkTimeout(TIMEOUT).build();
+        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT).build();
         long checkStarted = System.nanoTime();
 
         without.add(9_200L);
@@ -189,7 +167,7 @@ class RememberedMissesTest {
 
     @Test
     void anAddThatLeftNoMarkStillRefusesRemembersAfterAReload() throws InterruptedException {
-        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, store).checkTimeout(TIMEOUT).build();
+        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT).build();
         long checkStarted = System.nanoTime();
         without.add(9_300L);
         Thread.sleep(5); // loadedAt is in milliseconds
@@ -258,7 +236,7 @@ class RememberedMissesTest {
      */
     @Test
     void anAddDeletesTheKeysMissBeforeItCountsTheAdd() {
-        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, store).checkTimeout(TIMEOUT).build();
+        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT).build();
         for (RedisBloomFilter writer : List.of(two, without)) {
             long key = writer == two ? 4_800L : 4_801L;
             assertThat(one.rememberMissAsync(key, LOOKUP, System.nanoTime()).join()).isTrue();
@@ -276,7 +254,7 @@ class RememberedMissesTest {
 
     /** Each command Redis ran during {@code action}, oldest first, as its arguments. */
     private static List<List<String>> commandsRunDuring(Runnable action) {
-        try (io.lettuce.core.RedisClient admin = io.lettuce.core.RedisClient.create("redis://127.0.0.1:" + redis.port());
+        try (io.lettuce.core.RedisClient admin = io.lettuce.core.RedisClient.create("redis://127.0.0.1:" + REDIS.port());
                 io.lettuce.core.api.StatefulRedisConnection<String, String> connection = admin.connect()) {
             connection.sync().configSet("slowlog-max-len", "1000");
             connection.sync().configSet("slowlog-log-slower-than", "0");
@@ -312,13 +290,13 @@ class RememberedMissesTest {
         RememberedMisses misses = one.rememberedMisses().orElseThrow();
 
         String missKey = misses.missKey(4_500L);
-        assertThat(store.rememberMissAsync(missKey, LOOKUP, missKey + ":unused-mark", one.keys().meta(),
+        assertThat(REDIS.store().rememberMissAsync(missKey, LOOKUP, missKey + ":unused-mark", one.keys().meta(),
                 Duration.ofMinutes(1), checkStarted - 1).join()).isFalse();
-        assertThat(store.hashGetAll(missKey)).as("nothing written").isEmpty();
+        assertThat(REDIS.store().hashGetAll(missKey)).as("nothing written").isEmpty();
 
-        assertThat(store.rememberMissAsync(missKey, LOOKUP, missKey + ":unused-mark", one.keys().meta(),
+        assertThat(REDIS.store().rememberMissAsync(missKey, LOOKUP, missKey + ":unused-mark", one.keys().meta(),
                 Duration.ofMinutes(1), System.nanoTime() + 1_000_000_000L).join()).as("in time").isTrue();
-        assertThat(store.hashGetAll(missKey)).containsKey(LOOKUP);
+        assertThat(REDIS.store().hashGetAll(missKey)).containsKey(LOOKUP);
     }
 
     @Test
@@ -355,7 +333,7 @@ class RememberedMissesTest {
 
     @Test
     void aFilterWithoutLiveLoadRemembersNothing() {
-        RedisBloomFilter unloaded = RedisBloomFilter.builder(name + "-unloaded", GEOMETRY, store).checkTimeout(TIMEOUT)
+        RedisBloomFilter unloaded = RedisBloomFilter.builder(name + "-unloaded", GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT)
                 .rememberMisses(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false)).build();
 
         assertThat(unloaded.rememberMissAsync(1L, LOOKUP, System.nanoTime()).join()).isFalse();
@@ -410,7 +388,7 @@ class RememberedMissesTest {
 
     @Test
     void aUuidRememberedInUpperCaseTextIsForgottenByAnAddOfTheUuid() {
-        RedisBloomFilter uuids = RedisBloomFilter.builder(name + "-uuid", GEOMETRY, store).checkTimeout(TIMEOUT)
+        RedisBloomFilter uuids = RedisBloomFilter.builder(name + "-uuid", GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT)
                 .keyType(KeyType.UUID).rememberMisses(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false))
                 .build();
         try {

@@ -15,15 +15,26 @@ import dev.bloomguard.embedded.RedisServer;
  */
 public final class RealRedis implements BeforeAllCallback, AfterAllCallback {
 
+    private final Duration storeTimeout;
     private RedisServer server;
     private LettuceClients client;
     private BitmapStore store;
+
+    /** A store whose operations time out after 10 seconds. */
+    public RealRedis() {
+        this(Duration.ofSeconds(10));
+    }
+
+    /** @param storeTimeout the operation timeout of {@link #store()} */
+    public RealRedis(Duration storeTimeout) {
+        this.storeTimeout = storeTimeout;
+    }
 
     @Override
     public void beforeAll(ExtensionContext context) {
         server = RedisServer.start();
         client = LettuceClients.standalone(server.port());
-        store = LettuceBitmapStore.create(client, Duration.ofSeconds(10));
+        store = LettuceBitmapStore.create(client, storeTimeout);
     }
 
     @Override
