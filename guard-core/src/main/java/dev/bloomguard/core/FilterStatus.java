@@ -34,12 +34,12 @@ public record FilterStatus(String name, FilterGeometry geometry, String key, Fil
     }
 
     /** {@link #overCapacity()} for {@code keys} loaded (-1: unknown) and a fill-based fpp (-1: unknown). */
-    static boolean overCapacity(FilterGeometry geometry, long keys, double estimatedFpp) {
+    public static boolean overCapacity(FilterGeometry geometry, long keys, double estimatedFpp) {
         return keys > geometry.expectedInsertions() || estimatedFpp > 2 * geometry.fpp();
     }
 
     /** -(m/k) ln(1 - X/m), the usual estimate of how many distinct keys set X of m bits (m over all shards). */
-    static long approximateCount(long bitCount, FilterGeometry geometry) {
+    public static long approximateCount(long bitCount, FilterGeometry geometry) {
         if (bitCount < 0) {
             return -1;
         }

@@ -8,7 +8,7 @@ package dev.bloomguard.core;
  */
 public final class IncompleteLoadException extends RuntimeException {
 
-    IncompleteLoadException(String message) {
+    public IncompleteLoadException(String message) {
         super(message);
     }
 }

@@ -10,7 +10,7 @@ public final class LoadRefusedException extends RuntimeException {
     private final long keys;
     private final long liveKeys;
 
-    LoadRefusedException(String filter, long keys, long liveKeys, double maxShrink) {
+    public LoadRefusedException(String filter, long keys, long liveKeys, double maxShrink) {
         super(String.format("load of filter '%s' read %d keys, %.0f%% fewer than the %d the live filter holds"
                 + " (more than the max-shrink of %.0f%%); the live filter is kept", filter, keys,
                 100.0 * (liveKeys - keys) / liveKeys, liveKeys, 100 * maxShrink));

@@ -1,10 +1,12 @@
-package dev.bloomguard.core;
+package dev.bloomguard.core.write;
 
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.stream.IntStream;
+
+import dev.bloomguard.core.FilterKeys;
 
 /**
  * What one instance knows of a filter's add counts, to notice Redis going back in time (issue 11,
@@ -24,10 +26,10 @@ import java.util.stream.IntStream;
  *
  * <p>Thread-safe: adds, the periodic check and the rewind handler call it from different threads.
  */
-final class AddCounts {
+public final class AddCounts {
 
     /** The field of the count hash that counts handled rewinds; never an instance id. */
-    static final String REWINDS_FIELD = "#rewinds";
+    public static final String REWINDS_FIELD = "#rewinds";
 
     /** What a read of a shard's counts says. */
     enum Verdict { CURRENT, BEHIND, HANDLED_ELSEWHERE }

@@ -1,0 +1,49 @@
+package dev.bloomguard.core.check;
+
+import java.util.BitSet;
+
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.mirror.BitmapMirror;
+
+/**
+ * One key's probes: its shard, its k offsets there and the ready marker's offset last, as one
+ * {@code BITFIELD_RO} reads them; {@code local} is the mirror's answer when it needs no Redis.
+ *
+ * @param suspended whether blocking was suspended when the check was sent. Read only when the
+ *     reply arrives, it could be lifted by a load of the own query that swapped in after Redis read
+ *     these bits from the other query's bitmap: a clear bit of a real key, taken for "absent". A
+ *     suspension at either time lets the key through.
+ */
+record Probe(int shard, long[] offsets, Membership local, boolean suspended) {
+
+    /** Probes {@code key}; reads whether blocking is suspended now, before anything is sent. */
+    static Probe of(FilterContext filter, BitmapMirror mirror, Object key, boolean suspended) {
+        int hashes = filter.geometry().hashes();
+        long[] offsets = new long[hashes + 1];
+        int shard = filter.place(key, offsets, 0);
+        offsets[hashes] = filter.geometry().markerOffset();
+        Membership local = null;
+        if (mirror != null) {
+            BitmapMirror.Local found = mirror.lookup(shard, offsets, hashes);
+            if (found == BitmapMirror.Local.PRESENT) {
+                local = Membership.PRESENT;
+            }
+            else if (found == BitmapMirror.Local.CLEAR_BIT && mirror.trustsAbsent() && !suspended
+                    && mirror.knowsClear(shard, offsets, hashes) && mirror.knowsSet(shard, offsets[hashes])) {
+                local = Membership.ABSENT;
+            }
+        }
+        return new Probe(shard, offsets, local, suspended);
+    }
+
+    /** Reads Redis's reply (see {@link Verdicts}); a present key's bits go to the mirror. */
+    Membership answer(BitSet reply, BitmapMirror mirror, boolean suspendedNow) {
+        int hashes = offsets.length - 1;
+        Membership answer = Verdicts.read(reply, hashes, 0, hashes, suspended || suspendedNow);
+        if (answer == Membership.PRESENT && mirror != null) {
+            mirror.apply(shard, offsets, 0, hashes);
+        }
+        return answer;
+    }
+}

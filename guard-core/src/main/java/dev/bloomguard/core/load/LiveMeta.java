@@ -1,0 +1,67 @@
+package dev.bloomguard.core.load;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.rollout.FilterGenerations;
+
+/**
+ * What the live bitmap's metadata hash ({@code FilterKeys#meta}) says about the load that swapped
+ * it in; written by the swap with shard 0. Fields absent from the hash (an earlier release, or
+ * Redis lost it) are empty.
+ *
+ * @param loadedAt when the swap happened, by the loader's clock
+ * @param keys how many keys the load read from its source
+ * @param duration how long the load took, in ms
+ * @param source the source's id (a fingerprint of the warmup query)
+ *
+ * <p>The swap also writes {@code covered} and {@link FilterGenerations#LOAD_BEGAN}, which only
+ * {@link FilterGenerations} reads (its rule for a bitmap that may lack some writer's adds).
+ */
+public record LiveMeta(Optional<Instant> loadedAt, Optional<Long> keys, Optional<String> loadedBy,
+        Optional<Long> duration, Optional<String> source) {
+
+    /** Reads it; throws {@code BitmapStoreException} when Redis does not answer. */
+    public static LiveMeta read(FilterContext filter) {
+        return of(filter.store().hashGetAll(filter.keys().meta()));
+    }
+
+    public static LiveMeta of(Map<String, String> meta) {
+        return new LiveMeta(number(meta, "loadedAt").map(Instant::ofEpochMilli), number(meta, "keys"),
+                Optional.ofNullable(meta.get("loadedBy")), number(meta, "durationMs"),
+                Optional.ofNullable(meta.get("source")));
+    }
+
+    /** When the load began, before it read its source, by the loader's clock. */
+    public Optional<Instant> loadStarted() {
+        return loadedAt.isEmpty() || duration.isEmpty() ? Optional.empty()
+                : Optional.of(loadedAt.get().minusMillis(duration.get()));
+    }
+
+    /**
+     * The hash a swap writes: the loader's clock for {@code loadedAt}, Redis's for {@code loadBegan};
+     * {@code covered}: whether every instance wrote to this generation when the load began.
+     */
+    static Map<String, String> of(Instant loadedAt, long keys, String loadedBy, long durationMs, String source,
+            boolean covered, long loadBegan) {
+        Map<String, String> meta = new LinkedHashMap<>();
+        meta.put("loadedAt", Long.toString(loadedAt.toEpochMilli()));
+        meta.put("keys", Long.toString(keys));
+        meta.put("loadedBy", loadedBy);
+        meta.put("durationMs", Long.toString(durationMs));
+        if (source != null) {
+            meta.put("source", source);
+        }
+        meta.put("covered", covered ? "1" : "0");
+        meta.put(FilterGenerations.LOAD_BEGAN, Long.toString(loadBegan));
+        return meta;
+    }
+
+    private static Optional<Long> number(Map<String, String> meta, String field) {
+        String value = meta.get(field);
+        return value == null ? Optional.empty() : Optional.of(Long.parseLong(value));
+    }
+}
