@@ -45,25 +45,26 @@ final class ReactiveCalls {
     private ReactiveCalls() {
     }
 
-    static Object invoke(BloomGuardInterceptor interceptor, MethodInvocation invocation, BloomOperations operations) {
+    static Object invoke(GuardChecks checks, MissRecorder misses, KeyAdds adds, MethodInvocation invocation,
+            BloomOperations operations) {
         Object target = invocation.getThis();
         Object[] arguments = invocation.getArguments();
         BloomOperations.Guard guard = operations.guard();
         ReactiveAdapter adapter = operations.returns().adapter();
         if (!adapter.isMultiValue()) {
-            Mono<Object> call = guard == null ? Mono.defer(() -> Mono.from(proceed(interceptor, invocation, operations)))
-                    : admission(interceptor, guard, target, arguments)
+            Mono<Object> call = guard == null ? Mono.defer(() -> Mono.from(proceed(adds, invocation, operations)))
+                    : admission(checks, guard, target, arguments)
                             .flatMap(admitted -> admitted.admitted()
-                                    ? rememberingMisses(interceptor, guard, admitted,
-                                            Mono.from(proceed(interceptor, invocation, operations)))
+                                    ? rememberingMisses(misses, guard, admitted,
+                                            Mono.from(proceed(adds, invocation, operations)))
                                     : rejection(guard));
             return adapter.fromPublisher(call);
         }
-        Flux<Object> call = guard == null ? Flux.defer(() -> proceed(interceptor, invocation, operations))
-                : admission(interceptor, guard, target, arguments)
+        Flux<Object> call = guard == null ? Flux.defer(() -> proceed(adds, invocation, operations))
+                : admission(checks, guard, target, arguments)
                         .flatMapMany(admitted -> admitted.admitted()
-                                ? rememberingMisses(interceptor, guard, admitted,
-                                        Flux.from(proceed(interceptor, invocation, operations)))
+                                ? rememberingMisses(misses, guard, admitted,
+                                        Flux.from(proceed(adds, invocation, operations)))
                                 : rejection(guard));
         return adapter.fromPublisher(call);
     }
@@ -73,12 +74,12 @@ final class ReactiveCalls {
      * passing the value on: what {@link BloomPutAdvisor}'s advice returns, inside the method's
      * transaction advice.
      */
-    static Object addingEach(BloomGuardInterceptor interceptor, BloomOperations operations, Object target,
+    static Object addingEach(KeyAdds adds, BloomOperations operations, Object target,
             Object[] arguments, Object result) {
         ReactiveAdapter adapter = operations.returns().adapter();
         @SuppressWarnings("unchecked")
         Publisher<Object> published = result == null ? Mono.empty() : (Publisher<Object>) adapter.toPublisher(result);
-        Publisher<Object> adding = addingEach(interceptor, operations.put(), target, arguments, published,
+        Publisher<Object> adding = addingEach(adds, operations.put(), target, arguments, published,
                 adapter.isMultiValue(), () -> false);
         // Tells the guard's advice further out (see proceed) that the put is made here.
         return adapter.fromPublisher(adapter.isMultiValue()
@@ -111,11 +112,11 @@ final class ReactiveCalls {
     }
 
     /** {@code published}, adding each value's key before passing it on, unless {@code madeElsewhere} by then. */
-    private static Publisher<Object> addingEach(BloomGuardInterceptor interceptor, BloomOperations.Put put,
+    private static Publisher<Object> addingEach(KeyAdds adds, BloomOperations.Put put,
             Object target, Object[] arguments, Publisher<Object> published, boolean multiValue,
             BooleanSupplier madeElsewhere) {
         java.util.function.Function<Object, Mono<Object>> adding = value -> madeElsewhere.getAsBoolean()
-                ? Mono.just(value) : add(interceptor, put, target, arguments, value).thenReturn(value);
+                ? Mono.just(value) : add(adds, put, target, arguments, value).thenReturn(value);
         return multiValue ? Flux.from(published).concatMap(adding) : Mono.from(published).flatMap(adding);
     }
 
@@ -123,26 +124,26 @@ final class ReactiveCalls {
      * {@code call}, which remembers its key as a miss when it completes empty or fails with an
      * exception that means "not found", if the admission asks for that.
      */
-    private static Mono<Object> rememberingMisses(BloomGuardInterceptor interceptor, BloomOperations.Guard guard,
-            BloomGuardInterceptor.Admission admission, Mono<Object> call) {
+    private static Mono<Object> rememberingMisses(MissRecorder misses, BloomOperations.Guard guard,
+            Admission admission, Mono<Object> call) {
         if (admission.missKey() == null) {
             return call;
         }
-        return call.flatMap(value -> outsideTransactions(() -> interceptor.rememberIfEmpty(guard, admission, value))
+        return call.flatMap(value -> outsideTransactions(() -> misses.rememberIfEmpty(guard, admission, value))
                         .thenReturn(value))
-                .switchIfEmpty(Mono.defer(() -> outsideTransactions(() -> interceptor.rememberEmpty(guard, admission))
+                .switchIfEmpty(Mono.defer(() -> outsideTransactions(() -> misses.rememberEmpty(guard, admission))
                         .then(Mono.empty())))
-                .onErrorResume(error -> outsideTransactions(() -> interceptor.rememberIfNotFound(guard, admission, error))
+                .onErrorResume(error -> outsideTransactions(() -> misses.rememberIfNotFound(guard, admission, error))
                         .then(Mono.error(error)));
     }
 
     /** A {@code Flux} is a collection: its completing empty is no miss, only a not-found exception is. */
-    private static Flux<Object> rememberingMisses(BloomGuardInterceptor interceptor, BloomOperations.Guard guard,
-            BloomGuardInterceptor.Admission admission, Flux<Object> call) {
+    private static Flux<Object> rememberingMisses(MissRecorder misses, BloomOperations.Guard guard,
+            Admission admission, Flux<Object> call) {
         if (admission.missKey() == null) {
             return call;
         }
-        return call.onErrorResume(error -> outsideTransactions(() -> interceptor.rememberIfNotFound(guard, admission, error))
+        return call.onErrorResume(error -> outsideTransactions(() -> misses.rememberIfNotFound(guard, admission, error))
                 .then(Mono.error(error)));
     }
 
@@ -159,10 +160,10 @@ final class ReactiveCalls {
                 .flatMap(inTransaction -> inTransaction ? Mono.empty() : Mono.fromFuture(remember));
     }
 
-    /** Whether the call may go on, as {@link BloomGuardInterceptor#admitsAsync} decides it at subscription. */
-    private static Mono<BloomGuardInterceptor.Admission> admission(BloomGuardInterceptor interceptor, BloomOperations.Guard guard,
-            Object target, Object[] arguments) {
-        return Mono.defer(() -> Mono.fromFuture(interceptor.admitsAsync(guard, target, arguments), true));
+    /** Whether the call may go on, as {@link GuardChecks#admitsAsync} decides it at subscription. */
+    private static Mono<Admission> admission(GuardChecks checks, BloomOperations.Guard guard, Object target,
+            Object[] arguments) {
+        return Mono.defer(() -> Mono.fromFuture(checks.admitsAsync(guard, target, arguments), true));
     }
 
     private static Mono<Object> rejection(BloomOperations.Guard guard) {
@@ -170,19 +171,19 @@ final class ReactiveCalls {
                 : Mono.empty();
     }
 
-    private static Mono<Void> add(BloomGuardInterceptor interceptor, BloomOperations.Put put, Object target,
-            Object[] arguments, Object value) {
-        Runnable written = put.singleFlight() ? () -> interceptor.written(put.filter()) : () -> { };
-        return Mono.defer(() -> Mono.fromFuture(interceptor.addAsync(put, target, arguments, value), true))
+    private static Mono<Void> add(KeyAdds adds, BloomOperations.Put put, Object target, Object[] arguments,
+            Object value) {
+        Runnable written = put.singleFlight() ? () -> adds.written(put.filter()) : () -> { };
+        return Mono.defer(() -> Mono.fromFuture(adds.addAsync(put, target, arguments, value), true))
                 .flatMap(keys -> keys.isEmpty() ? Mono.empty()
-                        : forgetAgainAfterCommit(interceptor.filter(put.filter()), keys, written));
+                        : forgetAgainAfterCommit(adds.filter(put.filter()), keys, written));
     }
 
     /**
      * Inside a reactive transaction the add comes before the commit, so a lookup elsewhere may not
      * find the row for as long as the transaction runs, and remember a miss once the add's mark
      * expired: when the transaction commits, the keys' misses are forgotten again before the
-     * commit completes (as {@code BloomGuardInterceptor} does for a blocking transaction); a
+     * commit completes (as {@code KeyAdds} does for a blocking transaction); a
      * failure is logged, and the miss ends with its ttl.
      */
     private static Mono<Void> forgetAgainAfterCommit(RedisBloomFilter filter, List<?> keys, Runnable written) {
@@ -218,7 +219,7 @@ final class ReactiveCalls {
      * built by hand with the guard's advisor alone), each value is added here.
      */
     @SuppressWarnings("unchecked")
-    private static Publisher<Object> proceed(BloomGuardInterceptor interceptor, MethodInvocation invocation,
+    private static Publisher<Object> proceed(KeyAdds adds, MethodInvocation invocation,
             BloomOperations operations) {
         ReactiveAdapter adapter = operations.returns().adapter();
         Publisher<Object> published;
@@ -236,7 +237,7 @@ final class ReactiveCalls {
             return published;
         }
         PutMadeInside inside = new PutMadeInside();
-        Publisher<Object> adding = addingEach(interceptor, put, invocation.getThis(), invocation.getArguments(),
+        Publisher<Object> adding = addingEach(adds, put, invocation.getThis(), invocation.getArguments(),
                 published, adapter.isMultiValue(), inside::get);
         return adapter.isMultiValue()
                 ? Flux.from(adding).contextWrite(context -> context.put(PutMadeInside.class, inside))

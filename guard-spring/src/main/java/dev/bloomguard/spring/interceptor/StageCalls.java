@@ -32,8 +32,8 @@ final class StageCalls {
     private StageCalls() {
     }
 
-    static CompletableFuture<Object> invoke(BloomGuardInterceptor interceptor, MethodInvocation invocation,
-            BloomOperations operations) {
+    static CompletableFuture<Object> invoke(GuardChecks checks, MissRecorder misses, KeyAdds adds,
+            MethodInvocation invocation, BloomOperations operations) {
         Object target = invocation.getThis();
         Object[] arguments = invocation.getArguments();
         BloomOperations.Guard guard = operations.guard();
@@ -43,17 +43,17 @@ final class StageCalls {
             call = proceed(invocation);
         }
         else {
-            CompletableFuture<BloomGuardInterceptor.Admission> admission;
+            CompletableFuture<Admission> admission;
             try {
-                admission = interceptor.admitsAsync(guard, target, arguments);
+                admission = checks.admitsAsync(guard, target, arguments);
             }
             catch (RuntimeException ex) {
                 return CompletableFuture.failedFuture(ex);
             }
-            call = offRedisThread(admission).thenCompose(admitted -> proceedIf(admitted, invocation, guard, interceptor));
+            call = offRedisThread(admission).thenCompose(admitted -> proceedIf(admitted, invocation, guard, misses));
         }
         return put == null ? call
-                : call.thenCompose(value -> offRedisThread(interceptor.addAsync(put, target, arguments, value))
+                : call.thenCompose(value -> offRedisThread(adds.addAsync(put, target, arguments, value))
                         .thenApply(added -> value));
     }
 
@@ -78,15 +78,15 @@ final class StageCalls {
         return moved;
     }
 
-    private static CompletableFuture<Object> proceedIf(BloomGuardInterceptor.Admission admission,
-            MethodInvocation invocation, BloomOperations.Guard guard, BloomGuardInterceptor interceptor) {
+    private static CompletableFuture<Object> proceedIf(Admission admission, MethodInvocation invocation,
+            BloomOperations.Guard guard, MissRecorder misses) {
         if (admission.admitted()) {
             CompletableFuture<Object> call = proceed(invocation);
             // The result is handed on once the miss is remembered, so that a call after it finds it.
             return admission.missKey() == null ? call : call.handle((value, error) -> error != null
-                    ? interceptor.rememberIfNotFound(guard, admission, error)
+                    ? misses.rememberIfNotFound(guard, admission, error)
                             .<Object>thenCompose(done -> CompletableFuture.failedFuture(error))
-                    : interceptor.rememberIfEmpty(guard, admission, value).thenApply(done -> value))
+                    : misses.rememberIfEmpty(guard, admission, value).thenApply(done -> value))
                     .thenCompose(outcome -> outcome);
         }
         if (guard.emptyResult() == null) {

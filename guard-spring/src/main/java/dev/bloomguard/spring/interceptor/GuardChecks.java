@@ -1,0 +1,211 @@
+package dev.bloomguard.spring.interceptor;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.redis.CircuitBreaker;
+import dev.bloomguard.spring.BloomGuardException;
+import dev.bloomguard.spring.metrics.CheckOutcome;
+import dev.bloomguard.spring.metrics.CheckReason;
+import dev.bloomguard.spring.metrics.GuardMetrics;
+import dev.bloomguard.spring.metrics.GuardObservations;
+
+/**
+ * The check of {@code @BloomGuard}, blocking or not: the call's key, one question to the filter
+ * (and, for a key it passed, whether it is a remembered miss), then the {@link Admission} with
+ * its outcome and reason counted in {@link GuardMetrics} and its observation stopped. Knows
+ * nothing of the call itself, so every return kind's handler shares it.
+ *
+ * <p>Only an {@link Membership#ABSENT} answer rejects a call (and, by policy, an unreachable
+ * Redis); a filter that cannot tell always lets the call through. Logs under
+ * {@link BloomGuardInterceptor}'s name, the category the documentation gives for rejected keys.
+ */
+final class GuardChecks {
+
+    private static final Logger log = LoggerFactory.getLogger(BloomGuardInterceptor.class);
+
+    private final GuardDependencies dependencies;
+    private final PendingAdds pendingAdds;
+    private final boolean blockWhenUnavailable;
+
+    /** @param blockWhenUnavailable {@code on-redis-failure: block} */
+    GuardChecks(GuardDependencies dependencies, PendingAdds pendingAdds, boolean blockWhenUnavailable) {
+        this.dependencies = dependencies;
+        this.pendingAdds = pendingAdds;
+        this.blockWhenUnavailable = blockWhenUnavailable;
+    }
+
+    /** Whether the call may go on, blocking the calling thread for the filter's answer. */
+    Admission admits(BloomOperations.Guard guard, Object target, Object[] arguments) {
+        Object key = CallKeys.guardKey(guard, target, arguments);
+        if (key == null) {
+            return Admission.ADMITTED;
+        }
+        RedisBloomFilter filter = dependencies.filter(guard.filter());
+        GuardObservations.Pending observation = dependencies.observations().check(guard.filter());
+        long started = System.nanoTime();
+        boolean addsPending = pendingAdds.holds(guard.filter());
+        Membership answer;
+        try {
+            answer = key instanceof List<?> batch ? batchAnswer(filter.checkAll(batch)) : filter.check(key);
+        }
+        catch (IllegalArgumentException ex) {
+            throw GuardDependencies.failed(observation,
+                    Keys.unhashable(ex, CallKeys.GUARD, guard.method(), guard.filter()));
+        }
+        catch (RuntimeException ex) {
+            throw GuardDependencies.failed(observation, ex);
+        }
+        boolean remembered = answer == Membership.PRESENT && remembersMisses(guard, key)
+                && filter.isRememberedMissAsync(key, guard.misses().scope()).join();
+        return decide(guard, key, answer, remembered, addsPending, started, observation);
+    }
+
+    /** Whether a check of {@code key} that passed the filter may be a remembered miss, or be remembered. */
+    private static boolean remembersMisses(BloomOperations.Guard guard, Object key) {
+        return guard.remembersMisses() && !(key instanceof List<?>);
+    }
+
+    /**
+     * Whether the call may go on, without blocking the calling thread: completes with the same
+     * decision as the blocking path, on the thread that delivered the filter's answer (at once
+     * when no Redis round trip was needed).
+     *
+     * @throws BloomGuardException for a key the guard cannot check, before anything is sent
+     */
+    CompletableFuture<Admission> admitsAsync(BloomOperations.Guard guard, Object target, Object[] arguments) {
+        Object key = CallKeys.guardKey(guard, target, arguments);
+        if (key == null) {
+            return CompletableFuture.completedFuture(Admission.ADMITTED);
+        }
+        RedisBloomFilter filter = dependencies.filter(guard.filter());
+        GuardObservations.Pending observation = dependencies.observations().check(guard.filter());
+        long started = System.nanoTime();
+        boolean addsPending = pendingAdds.holds(guard.filter());
+        CompletableFuture<Membership> answer;
+        try {
+            answer = key instanceof List<?> batch
+                    ? filter.checkAllAsync(batch).thenApply(GuardChecks::batchAnswer)
+                    : filter.checkAsync(key);
+        }
+        catch (IllegalArgumentException ex) {
+            throw GuardDependencies.failed(observation,
+                    Keys.unhashable(ex, CallKeys.GUARD, guard.method(), guard.filter()));
+        }
+        if (observation != GuardObservations.Pending.NONE) {
+            // Only when observed: the extra stage is an allocation per call.
+            answer = answer.whenComplete((membership, error) -> {
+                if (error != null) {
+                    observation.stop(GuardDependencies.FAILED, error);
+                }
+            });
+        }
+        if (!remembersMisses(guard, key)) {
+            return answer.thenApply(membership -> decide(guard, key, membership, false, addsPending, started, observation));
+        }
+        return answer.thenCompose(membership -> membership != Membership.PRESENT
+                ? CompletableFuture.completedFuture(decide(guard, key, membership, false, addsPending, started, observation))
+                : filter.isRememberedMissAsync(key, guard.misses().scope())
+                        .thenApply(remembered -> decide(guard, key, membership, remembered, addsPending, started, observation)));
+    }
+
+    /**
+     * Whether the key of a call that {@code admission} let through has been remembered as a miss
+     * since its check, by a call that ran the method meanwhile: the check counted it passed; it is
+     * blocked now and counted so, without a second query.
+     */
+    boolean rememberedSinceCheck(BloomOperations.Guard guard, Admission admission) {
+        if (dependencies.filter(guard.filter()).isRememberedMissAsync(admission.missKey(), guard.misses().scope())
+                .join()) {
+            dependencies.metrics().record(guard.filter(), CheckOutcome.BLOCKED, CheckReason.REMEMBERED, -1);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Counts the filter's answer, closes the check's observation with it and says whether the
+     * call may go on.
+     *
+     * @param remembered whether a key the filter passed is a remembered miss
+     * @param addsPending whether this instance had refused adds of the filter still being retried
+     *     when the check was sent: asked again only now, a retry that landed after Redis read the
+     *     bits (and before their reply came back) would let a clear bit of its key block it
+     */
+    private Admission decide(BloomOperations.Guard guard, Object key, Membership answer, boolean remembered,
+            boolean addsPending, long started, GuardObservations.Pending observation) {
+        long elapsedNanos = System.nanoTime() - started;
+        CheckOutcome outcome = switch (answer) {
+            case PRESENT -> CheckOutcome.PASSED;
+            case ABSENT -> CheckOutcome.BLOCKED;
+            case NOT_READY, UNAVAILABLE -> CheckOutcome.BYPASSED;
+        };
+        CheckReason reason = CheckReason.FILTER;
+        if (remembered) {
+            answer = Membership.ABSENT;
+            outcome = CheckOutcome.BLOCKED;
+            reason = CheckReason.REMEMBERED;
+        }
+        if (answer == Membership.ABSENT && (addsPending || pendingAdds.holds(guard.filter()))) {
+            // This instance has adds for the filter that Redis refused and that are still being retried.
+            outcome = CheckOutcome.BYPASSED;
+            answer = Membership.NOT_READY;
+            reason = CheckReason.SUSPENDED;
+        }
+        else if (outcome == CheckOutcome.BYPASSED) {
+            reason = bypassReason(dependencies.filter(guard.filter()), answer);
+        }
+        dependencies.metrics().record(guard.filter(), outcome, reason, elapsedNanos);
+        observation.stop(outcome.tag(), null);
+        if (answer == Membership.ABSENT) {
+            log.debug("Filter '{}' rejected key {} for {} ({})", guard.filter(), key, guard.method(), reason.tag());
+            return Admission.REJECTED;
+        }
+        if (answer == Membership.UNAVAILABLE && blockWhenUnavailable) {
+            return Admission.REJECTED;
+        }
+        return answer == Membership.PRESENT && remembersMisses(guard, key) ? new Admission(true, key, started)
+                : Admission.ADMITTED;
+    }
+
+    /**
+     * Why {@code filter} could not answer, read after the fact: the state may have changed in
+     * between, which moves a count from one reason to a neighbouring one, never the outcome.
+     */
+    private static CheckReason bypassReason(RedisBloomFilter filter, Membership answer) {
+        if (answer == Membership.UNAVAILABLE) {
+            return filter.circuitState() == CircuitBreaker.State.CLOSED ? CheckReason.REDIS_ERROR
+                    : CheckReason.CIRCUIT_OPEN;
+        }
+        return filter.isAnsweringSuspended() ? CheckReason.SUSPENDED : CheckReason.NOT_READY;
+    }
+
+    /** A batch is rejected only when every element is absent; otherwise the most permissive answer wins. */
+    static Membership batchAnswer(List<Membership> answers) {
+        if (answers.isEmpty()) {
+            return Membership.PRESENT;
+        }
+        boolean unavailable = false;
+        boolean notReady = false;
+        for (Membership answer : answers) {
+            switch (answer) {
+                case PRESENT -> {
+                    return Membership.PRESENT;
+                }
+                case NOT_READY -> notReady = true;
+                case UNAVAILABLE -> unavailable = true;
+                case ABSENT -> {
+                }
+            }
+        }
+        if (notReady) {
+            return Membership.NOT_READY;
+        }
+        return unavailable ? Membership.UNAVAILABLE : Membership.ABSENT;
+    }
+}
