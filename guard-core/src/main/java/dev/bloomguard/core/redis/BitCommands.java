@@ -12,8 +12,8 @@ import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.ProtocolKeyword;
 
-import dev.bloomguard.core.redis.BitmapStore.AddReceipt;
-import dev.bloomguard.core.redis.BitmapStore.ShardAdds;
+import dev.bloomguard.core.redis.AddStore.AddReceipt;
+import dev.bloomguard.core.redis.AddStore.ShardAdds;
 
 /**
  * The bit commands Lettuce has no method for ({@code BITFIELD_RO}, {@code BITFIELD ... SET}), how

@@ -11,8 +11,8 @@ import java.util.Map;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 
-import dev.bloomguard.core.redis.BitmapStore.JournalKeys;
-import dev.bloomguard.core.redis.BitmapStore.Staging;
+import dev.bloomguard.core.redis.LoadStore.JournalKeys;
+import dev.bloomguard.core.redis.LoadStore.Staging;
 
 /**
  * The commands of a load and of the adds journal: the staging upload, the load's mark, the replay in

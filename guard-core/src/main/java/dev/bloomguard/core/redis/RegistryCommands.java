@@ -11,8 +11,8 @@ import java.util.Map;
 
 import io.lettuce.core.ScriptOutputType;
 
-import dev.bloomguard.core.redis.BitmapStore.Heartbeat;
-import dev.bloomguard.core.redis.BitmapStore.Registry;
+import dev.bloomguard.core.redis.RegistryStore.Heartbeat;
+import dev.bloomguard.core.redis.RegistryStore.Registry;
 
 /**
  * The commands of a rolling change's registry: the heartbeat, the registry read and Redis's clock;
