@@ -43,6 +43,7 @@ import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.rollout.FilterGenerations;
+import dev.bloomguard.core.rollout.GenerationDescriptor;
 import dev.bloomguard.core.rollout.FilterResize;
 import dev.bloomguard.core.status.StatusReader;
 import dev.bloomguard.core.write.AddCounts;
@@ -820,9 +821,9 @@ public final class RedisBloomFilter implements FilterGuard, FilterOperations {
             RememberedMisses.Settings remembered = misses;
             FilterResize.Policy resize = resizePolicy;
             Executor executor = background;
-            return descriptor -> builder(name, FilterGenerations.geometry(descriptor), store).keyPrefix(prefix)
-                    .checkTimeout(timeout).instanceId(instance).keyType(FilterGenerations.keyType(descriptor))
-                    .hash(hashOf(own, prefix, FilterGenerations.hashId(descriptor))).journalRetention(retention)
+            return descriptor -> builder(name, GenerationDescriptor.geometry(descriptor), store).keyPrefix(prefix)
+                    .checkTimeout(timeout).instanceId(instance).keyType(GenerationDescriptor.keyType(descriptor))
+                    .hash(hashOf(own, prefix, GenerationDescriptor.hashId(descriptor))).journalRetention(retention)
                     .journalCapacity(capacity).maxBatchSize(batch).rememberMisses(remembered).autoResize(resize)
                     .background(executor).build();
         }

@@ -7,6 +7,7 @@ import java.util.Optional;
 
 import dev.bloomguard.core.internal.FilterContext;
 import dev.bloomguard.core.rollout.FilterGenerations;
+import dev.bloomguard.core.rollout.LoadOrder;
 
 /**
  * What the live bitmap's metadata hash ({@code FilterKeys#meta}) says about the load that swapped
@@ -18,7 +19,7 @@ import dev.bloomguard.core.rollout.FilterGenerations;
  * @param duration how long the load took, in ms
  * @param source the source's id (a fingerprint of the warmup query)
  *
- * <p>The swap also writes {@code covered} and {@link FilterGenerations#LOAD_BEGAN}, which only
+ * <p>The swap also writes {@code covered} and {@link LoadOrder#LOAD_BEGAN}, which only
  * {@link FilterGenerations} reads (its rule for a bitmap that may lack some writer's adds).
  */
 public record LiveMeta(Optional<Instant> loadedAt, Optional<Long> keys, Optional<String> loadedBy,
@@ -56,7 +57,7 @@ public record LiveMeta(Optional<Instant> loadedAt, Optional<Long> keys, Optional
             meta.put("source", source);
         }
         meta.put("covered", covered ? "1" : "0");
-        meta.put(FilterGenerations.LOAD_BEGAN, Long.toString(loadBegan));
+        meta.put(LoadOrder.LOAD_BEGAN, Long.toString(loadBegan));
         return meta;
     }
 

@@ -7,6 +7,7 @@ import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterStatus;
 import dev.bloomguard.core.internal.FilterContext;
 import dev.bloomguard.core.rollout.FilterGenerations;
+import dev.bloomguard.core.rollout.GenerationDescriptor;
 import dev.bloomguard.core.rollout.FilterResize;
 
 /**
@@ -64,8 +65,8 @@ final class OverCapacity {
                     filter.name(), geometry.expectedInsertions(), resizePolicy.maxFilterBytes());
             return;
         }
-        String from = FilterGenerations.descriptor(geometry, filter.keyType(), filter.hash().id());
-        String to = FilterGenerations.descriptor(grown.get(), filter.keyType(), filter.hash().id());
+        String from = GenerationDescriptor.of(geometry, filter.keyType(), filter.hash().id());
+        String to = GenerationDescriptor.of(grown.get(), filter.keyType(), filter.hash().id());
         try {
             String decided = FilterResize.decide(filter.store(), keyPrefix, filter.name(), from, to);
             if (decided.equals(to)) {

@@ -62,9 +62,10 @@ import dev.bloomguard.core.redis.BitmapStoreException;
  * (to be retried), rather than skip a generation another instance reads.
  *
  * <p>Size: the registry's reading (heartbeat), the decision what to read and write, generations
- * left unwritten, auto-resize's generations, and the deletion of unused generations. Issue 15
- * splits the registry codec, the deletion and the resize following out with the rest of the
- * core's seams; kept whole here so that the rules of one rollout read in one place.
+ * left unwritten, auto-resize's generations, and the deletion of unused generations. The names of
+ * generations ({@link GenerationDescriptor}) and the order of loads ({@link LoadOrder}) have their
+ * own classes; the rest is still one class, over 300 lines, so that the rules of one rollout read
+ * in one place until issue 15 gives the resize following and the deletion theirs.
  */
 public final class FilterGenerations implements AutoCloseable {
 
@@ -127,7 +128,7 @@ public final class FilterGenerations implements AutoCloseable {
                     + " intervals (" + heartbeat + ")");
         }
         this.own = own;
-        this.ownDescriptor = descriptor(own);
+        this.ownDescriptor = GenerationDescriptor.of(own);
         this.ownKeyed = own.hash().algorithm() != KeyHash.Algorithm.MURMUR3;
         this.store = store;
         this.keyPrefix = keyPrefix;
@@ -149,63 +150,6 @@ public final class FilterGenerations implements AutoCloseable {
      * reads this field.)
      */
     private static final String KNOWS_HASHES = "#hashes";
-
-    /** A generation's descriptor: {@code expectedInsertions/fpp/shards/keyType}, enough to rebuild its filter. */
-    public static String descriptor(FilterGeometry geometry, KeyType keyType) {
-        return descriptor(geometry, keyType, KeyHash.murmur3().id());
-    }
-
-    /**
-     * A generation's descriptor with its hash: {@code expectedInsertions/fpp/shards/keyType/hash},
-     * where {@code hash} is a {@link KeyHash#id()} other than murmur3 ({@code sip-1a2b3c4d}). A
-     * murmur3 generation has no fifth field, exactly as releases before keyed hashing describe
-     * it, so that they and this release agree that it is one generation.
-     */
-    public static String descriptor(FilterGeometry geometry, KeyType keyType, String hashId) {
-        return geometry.expectedInsertions() + "/" + geometry.fpp() + "/" + geometry.shards() + "/"
-                + (keyType == null ? "-" : keyType.id())
-                + (hashId.equals(KeyHash.murmur3().id()) ? "" : "/" + hashId);
-    }
-
-    /** The descriptor of {@code filter}'s generation. */
-    public static String descriptor(RedisBloomFilter filter) {
-        return descriptor(filter.geometry(), filter.keyType().orElse(null), filter.hash().id());
-    }
-
-    /**
-     * The {@link KeyHash#id()} a descriptor names: its fifth field, or murmur3 without one (the
-     * descriptors of releases before keyed hashing).
-     *
-     * @throws IllegalArgumentException when the fifth field is no hash id
-     */
-    public static String hashId(String descriptor) {
-        String[] parts = descriptor.split("/");
-        if (parts.length < 5) {
-            return KeyHash.murmur3().id();
-        }
-        if (!KeyHash.isValidId(parts[4])) {
-            throw new IllegalArgumentException("generation " + descriptor + " names an unknown hash (" + parts[4] + ")");
-        }
-        return parts[4];
-    }
-
-    /** The geometry a descriptor names. */
-    public static FilterGeometry geometry(String descriptor) {
-        String[] parts = descriptor.split("/");
-        return FilterGeometry.withShards(Long.parseLong(parts[0]), Double.parseDouble(parts[1]),
-                Integer.parseInt(parts[2]));
-    }
-
-    /** The key type a descriptor names, or null. */
-    public static KeyType keyType(String descriptor) {
-        String id = descriptor.split("/")[3];
-        for (KeyType type : KeyType.values()) {
-            if (type.id().equals(id)) {
-                return type;
-            }
-        }
-        return null;
-    }
 
     public Duration heartbeatInterval() {
         return heartbeat;
@@ -398,7 +342,7 @@ public final class FilterGenerations implements AutoCloseable {
         Map<String, RedisBloomFilter> readable = decision.readable();
         List<RedisBloomFilter> resizes = decision.resizes();
         writingSince.keySet().removeIf(descriptor -> !descriptor.equals(ownDescriptor)
-                && alsoWritten.stream().noneMatch(filter -> descriptor(filter).equals(descriptor)));
+                && alsoWritten.stream().noneMatch(filter -> GenerationDescriptor.of(filter).equals(descriptor)));
 
         boolean coverable = true;
         for (Map.Entry<String, String> instance : beat.instances().entrySet()) {
@@ -451,7 +395,7 @@ public final class FilterGenerations implements AutoCloseable {
             else {
                 log.info("Filter '{}': auto-resize grows generation {} into {}; this instance writes to it and switches"
                         + " once it is loaded covering every instance", own.name(), ownDescriptor,
-                        descriptor(resizes.get(resizes.size() - 1)));
+                        GenerationDescriptor.of(resizes.get(resizes.size() - 1)));
             }
         }
         ownResizes = List.copyOf(resizes);
@@ -461,9 +405,9 @@ public final class FilterGenerations implements AutoCloseable {
             log.info("Filter '{}': checks are now answered by {}", own.name(),
                     answering == null ? "nothing (they bypass) until a generation holds every key"
                             : answering == own ? "its own generation " + ownDescriptor
-                                    : answering == resizedAnswering ? "generation " + descriptor(answering)
+                                    : answering == resizedAnswering ? "generation " + GenerationDescriptor.of(answering)
                                             + ", which auto-resize grew it into"
-                                    : "generation " + descriptor(answering) + " of another configuration, until its"
+                                    : "generation " + GenerationDescriptor.of(answering) + " of another configuration, until its"
                                             + " own is loaded");
         }
         // Loaded while another instance did not write to it: load it again now that all do. (A
@@ -475,7 +419,7 @@ public final class FilterGenerations implements AutoCloseable {
             RedisBloomFilter target = resizes.get(resizes.size() - 1);
             Map<String, String> targetMeta = resizeMetas.get(target);
             // Lost or evicted (marker gone) counts as unloaded: nobody else reloads a generation no instance owns.
-            if ((!covered(targetMeta, target) || loadedBefore(targetMeta, ownMeta) || !resizesComplete.contains(target))
+            if ((!covered(targetMeta, target) || LoadOrder.loadedBefore(targetMeta, ownMeta) || !resizesComplete.contains(target))
                     && resizeCoverage(target, beat.instances(), writeAfter, now) == ResizeCoverage.COVERABLE) {
                 loadResized.accept(target);
             }
@@ -516,7 +460,7 @@ public final class FilterGenerations implements AutoCloseable {
             boolean first, long now) {
         Set<String> decided = new LinkedHashSet<>(ownChain);
         for (RedisBloomFilter other : List.copyOf(alsoWritten)) {
-            decided.addAll(FilterResize.chain(store, keyPrefix, own.name(), descriptor(other)));
+            decided.addAll(FilterResize.chain(store, keyPrefix, own.name(), GenerationDescriptor.of(other)));
         }
         decided.forEach(descriptor -> resizeSeen.put(descriptor, now));
         resizeSeen.values().removeIf(seen -> seen < now - grace.toMillis());
@@ -602,7 +546,7 @@ public final class FilterGenerations implements AutoCloseable {
         for (int i = resizes.size() - 1; i >= 0; i--) {
             RedisBloomFilter resize = resizes.get(i);
             Map<String, String> meta = metas.get(resize);
-            if (complete.contains(resize) && covered(meta, resize) && !loadedBefore(meta, ownMeta)
+            if (complete.contains(resize) && covered(meta, resize) && !LoadOrder.loadedBefore(meta, ownMeta)
                     && resizeCoverage(resize, instances, writeAfter, now) != ResizeCoverage.NOT_WRITTEN) {
                 // Loaded by whichever instance got there first: during a rolling change of the warmup
                 // query, from the other query, which may leave out rows of ours (see firstCovered).
@@ -611,35 +555,6 @@ public final class FilterGenerations implements AutoCloseable {
             }
         }
         return null;
-    }
-
-    /** The field of a live bitmap's metadata that holds when its load began, by Redis's clock (ms). */
-    public static final String LOAD_BEGAN = "loadBegan";
-
-    /** When the load behind {@code meta} began by Redis's clock, or -1 for a bitmap a release before it loaded. */
-    private static long loadBegan(Map<String, String> meta) {
-        String began = meta.get(LOAD_BEGAN);
-        return began == null ? -1 : Long.parseLong(began);
-    }
-
-    /**
-     * True when the load behind {@code meta} began no later than the one behind {@code other}
-     * (a tie counts as earlier: it is loaded again): by Redis's clock, or, for a bitmap a release
-     * before it loaded, by the loaders' clocks.
-     */
-    private static boolean loadedBefore(Map<String, String> meta, Map<String, String> other) {
-        if (loadBegan(meta) >= 0 && loadBegan(other) >= 0) {
-            return loadBegan(meta) <= loadBegan(other);
-        }
-        long started = loadStarted(meta);
-        long otherStarted = loadStarted(other);
-        return started >= 0 && otherStarted >= 0 && started < otherStarted;
-    }
-
-    private static long loadStarted(Map<String, String> meta) {
-        String loadedAt = meta.get("loadedAt");
-        String duration = meta.get("durationMs");
-        return loadedAt == null || duration == null ? -1 : Long.parseLong(loadedAt) - Long.parseLong(duration);
     }
 
     private String liveKeyOrNull(String descriptor) {
@@ -715,7 +630,7 @@ public final class FilterGenerations implements AutoCloseable {
     private void clearMarkers(List<String> descriptors) {
         for (String descriptor : descriptors) {
             try {
-                FilterGeometry geometry = geometry(descriptor);
+                FilterGeometry geometry = GenerationDescriptor.geometry(descriptor);
                 FilterKeys keys = keys(descriptor);
                 for (int shard = 0; shard < geometry.shards(); shard++) {
                     store.clearBit(keys.live(shard), geometry.markerOffset());
@@ -788,7 +703,7 @@ public final class FilterGenerations implements AutoCloseable {
                 writingSince.putIfAbsent(descriptor, first ? 0L : now);
                 // Only a generation whose keys compare as ours may answer for us: one of another key
                 // type hashed "ALICE" and "alice" (or "AB12" and "AB12    ") apart.
-                if (seen >= readAfter && Objects.equals(keyType(descriptor), own.keyType().orElse(null))) {
+                if (seen >= readAfter && Objects.equals(GenerationDescriptor.keyType(descriptor), own.keyType().orElse(null))) {
                     readable.put(descriptor, filter);
                 }
             }
@@ -869,7 +784,7 @@ public final class FilterGenerations implements AutoCloseable {
         boolean covered = "1".equals(meta.get("covered")) || (!meta.isEmpty() && !meta.containsKey("covered"));
         Long invalidated = invalidatedAt.get(generation.keys().live());
         // Found left unwritten: only a load begun after that holds what was added meanwhile.
-        return covered && (invalidated == null || loadBegan(meta) > invalidated);
+        return covered && (invalidated == null || LoadOrder.began(meta) > invalidated);
     }
 
     /**
@@ -936,7 +851,7 @@ public final class FilterGenerations implements AutoCloseable {
     }
 
     private FilterKeys keys(String descriptor) {
-        return FilterKeys.of(keyPrefix, own.name(), geometry(descriptor), keyType(descriptor), hashId(descriptor));
+        return FilterKeys.of(keyPrefix, own.name(), GenerationDescriptor.geometry(descriptor), GenerationDescriptor.keyType(descriptor), GenerationDescriptor.hashId(descriptor));
     }
 
     /** Forgets a generation nobody uses; deletes its keys when {@code withKeys} (once per set of keys). */
@@ -947,7 +862,7 @@ public final class FilterGenerations implements AutoCloseable {
             FilterKeys keys = keys(descriptor);
             log.info("Filter '{}': deleting generation {} ({}), which no instance has used for {}", own.name(),
                     descriptor, keys.live(), grace);
-            for (int shard = geometry(descriptor).shards() - 1; shard >= 0; shard--) {
+            for (int shard = GenerationDescriptor.geometry(descriptor).shards() - 1; shard >= 0; shard--) {
                 BitmapStore.JournalKeys journal = keys.journalKeys(shard);
                 List<String> shardKeys = new ArrayList<>(List.of(keys.live(shard), keys.addCount(shard),
                         journal.current(), journal.previous(), journal.since(), journal.dropped(), journal.loading(),

@@ -91,11 +91,11 @@ public final class FilterResize {
     /** True when {@code to} has more expected insertions than {@code from}, and the same fpp, key type and hash. */
     static boolean grows(String from, String to) {
         try {
-            FilterGeometry before = FilterGenerations.geometry(from);
-            FilterGeometry after = FilterGenerations.geometry(to);
+            FilterGeometry before = GenerationDescriptor.geometry(from);
+            FilterGeometry after = GenerationDescriptor.geometry(to);
             return after.expectedInsertions() > before.expectedInsertions() && after.fpp() == before.fpp()
-                    && Objects.equals(FilterGenerations.keyType(from), FilterGenerations.keyType(to))
-                    && FilterGenerations.hashId(from).equals(FilterGenerations.hashId(to));
+                    && Objects.equals(GenerationDescriptor.keyType(from), GenerationDescriptor.keyType(to))
+                    && GenerationDescriptor.hashId(from).equals(GenerationDescriptor.hashId(to));
         }
         catch (RuntimeException ex) {
             return false;

@@ -42,7 +42,7 @@ final class EarlierReleaseInstance implements AutoCloseable {
     }
 
     void heartbeat() {
-        String ownDescriptor = FilterGenerations.descriptor(own);
+        String ownDescriptor = GenerationDescriptor.of(own);
         writing.putIfAbsent(ownDescriptor, 0L);
         StringBuilder writes = new StringBuilder();
         writing.forEach((descriptor, since) -> writes.append(writes.length() == 0 ? "" : ",").append(descriptor)
@@ -53,11 +53,11 @@ final class EarlierReleaseInstance implements AutoCloseable {
         others.clear();
         List<String> written = new ArrayList<>(List.of(ownDescriptor));
         beat.generations().forEach((descriptor, seen) -> {
-            FilterKeys keys = FilterKeys.of(prefix, own.name(), FilterGenerations.geometry(descriptor),
-                    FilterGenerations.keyType(descriptor), FilterGenerations.hashId(descriptor));
+            FilterKeys keys = FilterKeys.of(prefix, own.name(), GenerationDescriptor.geometry(descriptor),
+                    GenerationDescriptor.keyType(descriptor), GenerationDescriptor.hashId(descriptor));
             if (!keys.live().equals(own.keys().live()) && Long.parseLong(seen) >= beat.now() - grace.toMillis()) {
-                others.add(RedisBloomFilter.builder(own.name(), FilterGenerations.geometry(descriptor), store)
-                        .keyPrefix(prefix).keyType(FilterGenerations.keyType(descriptor))
+                others.add(RedisBloomFilter.builder(own.name(), GenerationDescriptor.geometry(descriptor), store)
+                        .keyPrefix(prefix).keyType(GenerationDescriptor.keyType(descriptor))
                         .checkTimeout(Duration.ofSeconds(5)).build());
                 written.add(descriptor);
                 writing.putIfAbsent(descriptor, first ? 0L : beat.now());

@@ -103,18 +103,18 @@ class FilterGenerationsTest {
         FilterGeometry geometry = FilterGeometry.of(10_000, 0.01);
         KeyHash sipHash = KeyHash.sipHash("000102030405060708090a0b0c0d0e0f");
 
-        String murmur3 = FilterGenerations.descriptor(geometry, null, KeyHash.murmur3().id());
-        String keyed = FilterGenerations.descriptor(geometry, KeyType.INTEGER, sipHash.id());
+        String murmur3 = GenerationDescriptor.of(geometry, null, KeyHash.murmur3().id());
+        String keyed = GenerationDescriptor.of(geometry, KeyType.INTEGER, sipHash.id());
 
-        assertThat(murmur3).isEqualTo("10000/0.01/1/-").isEqualTo(FilterGenerations.descriptor(geometry, null));
+        assertThat(murmur3).isEqualTo("10000/0.01/1/-").isEqualTo(GenerationDescriptor.of(geometry, null));
         assertThat(keyed).isEqualTo("10000/0.01/1/integer/sip-62c27cf4");
-        assertThat(FilterGenerations.hashId(murmur3)).isEqualTo("murmur3");
-        assertThat(FilterGenerations.hashId(keyed)).isEqualTo(sipHash.id());
-        assertThat(FilterGenerations.geometry(keyed)).isEqualTo(geometry);
-        assertThat(FilterGenerations.keyType(keyed)).isEqualTo(KeyType.INTEGER);
-        assertThat(FilterGenerations.descriptor(geometry, null, KeyHash.sipHash("9f86d081884c7d659a2feaa0c55ad015").id()))
-                .isNotEqualTo(FilterGenerations.descriptor(geometry, null, sipHash.id()));
-        assertThatIllegalArgumentException().isThrownBy(() -> FilterGenerations.hashId("10000/0.01/1/-/md5"))
+        assertThat(GenerationDescriptor.hashId(murmur3)).isEqualTo("murmur3");
+        assertThat(GenerationDescriptor.hashId(keyed)).isEqualTo(sipHash.id());
+        assertThat(GenerationDescriptor.geometry(keyed)).isEqualTo(geometry);
+        assertThat(GenerationDescriptor.keyType(keyed)).isEqualTo(KeyType.INTEGER);
+        assertThat(GenerationDescriptor.of(geometry, null, KeyHash.sipHash("9f86d081884c7d659a2feaa0c55ad015").id()))
+                .isNotEqualTo(GenerationDescriptor.of(geometry, null, sipHash.id()));
+        assertThatIllegalArgumentException().isThrownBy(() -> GenerationDescriptor.hashId("10000/0.01/1/-/md5"))
                 .withMessageContaining("unknown hash (md5)");
     }
 
@@ -169,8 +169,8 @@ class FilterGenerationsTest {
                 .hash(KeyHash.sipHash("000102030405060708090a0b0c0d0e0f")).checkTimeout(Duration.ofSeconds(5))
                 .journalRetention(RETENTION).rollout(HEARTBEAT, GRACE).build();
         upgraded.generations().orElseThrow().heartbeat();
-        String oldDescriptor = FilterGenerations.descriptor(FilterGeometry.of(10_000, 0.01), null);
-        String keyed = FilterGenerations.descriptor(upgraded);
+        String oldDescriptor = GenerationDescriptor.of(FilterGeometry.of(10_000, 0.01), null);
+        String keyed = GenerationDescriptor.of(upgraded);
         String instances = "bg:{previous-release}:instances";
         String generations = "bg:{previous-release}:generations";
 

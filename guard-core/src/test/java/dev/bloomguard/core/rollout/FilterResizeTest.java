@@ -63,10 +63,10 @@ class FilterResizeTest {
 
     @Test
     void theFirstDecisionStandsAndTheChainFollowsEveryLaterOne() {
-        String from = FilterGenerations.descriptor(FilterGeometry.of(2_000, 0.01), KeyType.INTEGER);
-        String first = FilterGenerations.descriptor(FilterGeometry.of(16_000, 0.01), KeyType.INTEGER);
-        String second = FilterGenerations.descriptor(FilterGeometry.of(32_000, 0.01), KeyType.INTEGER);
-        String later = FilterGenerations.descriptor(FilterGeometry.of(64_000, 0.01), KeyType.INTEGER);
+        String from = GenerationDescriptor.of(FilterGeometry.of(2_000, 0.01), KeyType.INTEGER);
+        String first = GenerationDescriptor.of(FilterGeometry.of(16_000, 0.01), KeyType.INTEGER);
+        String second = GenerationDescriptor.of(FilterGeometry.of(32_000, 0.01), KeyType.INTEGER);
+        String later = GenerationDescriptor.of(FilterGeometry.of(64_000, 0.01), KeyType.INTEGER);
 
         assertThat(FilterResize.decide(REDIS.store(), "resize-test", "user", from, first)).isEqualTo(first);
         assertThat(FilterResize.decide(REDIS.store(), "resize-test", "user", from, second))
@@ -80,17 +80,17 @@ class FilterResizeTest {
 
     @Test
     void aDecisionThatDoesNotGrowUnderTheSameFppAndKeyTypeIsNotFollowed() {
-        String from = FilterGenerations.descriptor(FilterGeometry.of(2_000, 0.01), KeyType.INTEGER);
+        String from = GenerationDescriptor.of(FilterGeometry.of(2_000, 0.01), KeyType.INTEGER);
         REDIS.store().setIfAbsent(FilterResize.key("resize-odd", "user", from),
-                FilterGenerations.descriptor(FilterGeometry.of(1_000, 0.01), KeyType.INTEGER), Duration.ofMinutes(1));
+                GenerationDescriptor.of(FilterGeometry.of(1_000, 0.01), KeyType.INTEGER), Duration.ofMinutes(1));
         assertThat(FilterResize.chain(REDIS.store(), "resize-odd", "user", from)).isEmpty();
 
         REDIS.store().setIfAbsent(FilterResize.key("resize-other-fpp", "user", from),
-                FilterGenerations.descriptor(FilterGeometry.of(16_000, 0.001), KeyType.INTEGER), Duration.ofMinutes(1));
+                GenerationDescriptor.of(FilterGeometry.of(16_000, 0.001), KeyType.INTEGER), Duration.ofMinutes(1));
         assertThat(FilterResize.chain(REDIS.store(), "resize-other-fpp", "user", from)).isEmpty();
 
         REDIS.store().setIfAbsent(FilterResize.key("resize-other-type", "user", from),
-                FilterGenerations.descriptor(FilterGeometry.of(16_000, 0.01), KeyType.TEXT), Duration.ofMinutes(1));
+                GenerationDescriptor.of(FilterGeometry.of(16_000, 0.01), KeyType.TEXT), Duration.ofMinutes(1));
         assertThat(FilterResize.adopted(REDIS.store(), "resize-other-type", "user", from)).isEqualTo(from);
     }
 
@@ -126,7 +126,7 @@ class FilterResizeTest {
         assertThat(b.checkAll(LongStream.rangeClosed(1, 600).boxed().toList())).containsOnly(Membership.PRESENT);
         assertThat(b.check(700L)).isEqualTo(Membership.PRESENT);
 
-        REDIS.store().delete(FilterResize.key("lost-decision", "user", FilterGenerations.descriptor(a)));
+        REDIS.store().delete(FilterResize.key("lost-decision", "user", GenerationDescriptor.of(a)));
         a.generations().orElseThrow().heartbeat(); // finds no decision; b has not heartbeated since
         a.add(1_000_001L);
         assertThat(b.check(1_000_001L)).as("b still answers from the grown generation").isEqualTo(Membership.PRESENT);
@@ -206,9 +206,9 @@ class FilterResizeTest {
 
             List<RedisBloomFilter> returningLoads = new CopyOnWriteArrayList<>();
             notReady.clear();
-            String grown = FilterResize.adopted(REDIS.store(), prefix, "user", FilterGenerations.descriptor(a));
+            String grown = FilterResize.adopted(REDIS.store(), prefix, "user", GenerationDescriptor.of(a));
             RedisBloomFilter returning = adopted
-                    ? resizing(prefix, "instance-returning", returningLoads, FilterGenerations.geometry(grown))
+                    ? resizing(prefix, "instance-returning", returningLoads, GenerationDescriptor.geometry(grown))
                     : resizing(prefix, "instance-returning", returningLoads);
             heartbeat(returning);
             assertThat(returning.checkAll(List.of(1L, 8_000L, 8_001L))).as("created during the rollback")

@@ -48,6 +48,7 @@ import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceConnections;
 import dev.bloomguard.core.rollout.FilterGenerations;
+import dev.bloomguard.core.rollout.GenerationDescriptor;
 import dev.bloomguard.core.rollout.FilterResize;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardConfigurationException;
@@ -165,7 +166,7 @@ public class BloomGuardAutoConfiguration {
      */
     private static FilterGeometry resized(BitmapStore store, String keyPrefix, String name, FilterGeometry configured,
             KeyType keyType, KeyHash hash, long maxFilterBytes) {
-        String descriptor = FilterGenerations.descriptor(configured, keyType, hash.id());
+        String descriptor = GenerationDescriptor.of(configured, keyType, hash.id());
         String adopted;
         try {
             adopted = FilterResize.adopted(store, keyPrefix, name, descriptor);
@@ -178,7 +179,7 @@ public class BloomGuardAutoConfiguration {
         if (adopted.equals(descriptor)) {
             return configured;
         }
-        FilterGeometry geometry = FilterGenerations.geometry(adopted);
+        FilterGeometry geometry = GenerationDescriptor.geometry(adopted);
         if (geometry.totalByteSize() > maxFilterBytes) {
             throw new BloomGuardConfigurationException("bloom-guard.filters." + name + ": auto-resize grew it to"
                     + " expected-insertions " + geometry.expectedInsertions() + " (" + geometry.totalByteSize()

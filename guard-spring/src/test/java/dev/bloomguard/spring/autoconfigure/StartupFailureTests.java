@@ -85,9 +85,9 @@ class StartupFailureTests {
      */
     @Test
     void failsWhenAGeometryAutoResizeChoseExceedsMaxFilterSize() {
-        String from = dev.bloomguard.core.rollout.FilterGenerations.descriptor(
+        String from = dev.bloomguard.core.rollout.GenerationDescriptor.of(
                 dev.bloomguard.core.FilterGeometry.of(1_000, 0.01), null);
-        String grown = dev.bloomguard.core.rollout.FilterGenerations.descriptor(
+        String grown = dev.bloomguard.core.rollout.GenerationDescriptor.of(
                 dev.bloomguard.core.FilterGeometry.of(1_000_000, 0.01), null);
         String decision = dev.bloomguard.core.rollout.FilterResize.key("startup-resized", "user", from);
         try (io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient
