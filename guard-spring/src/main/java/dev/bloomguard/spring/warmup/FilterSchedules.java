@@ -1,0 +1,212 @@
+package dev.bloomguard.spring.warmup;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.rollout.FilterGenerations;
+import dev.bloomguard.spring.warmup.FilterWarmer.Task;
+
+/**
+ * What a {@link FilterWarmer} runs on a schedule for each filter once started: rebuilds when due,
+ * catch-up queries, generation heartbeats (on their own thread), the rewind check, journal upkeep
+ * and the watch on which warmup query the live filter came from. It owns that watch's findings
+ * (since when a filter is left to another query's instances), which the reactions to a not-ready
+ * check and the rebuilds respect.
+ */
+final class FilterSchedules {
+
+    private static final Logger log = LoggerFactory.getLogger(FilterWarmer.class);
+
+    /**
+     * How long an instance leaves a live filter of another warmup query alone (bypassing, never
+     * reloading over it on a check) before it loads its own: longer than a rolling deploy takes,
+     * as {@code rollout.grace-period}'s default is, so that the two queries' instances do not
+     * reload over each other for as long as both run.
+     */
+    static final Duration FOREIGN_SOURCE_PATIENCE = Duration.ofMinutes(2);
+
+    private final WarmerThreads threads;
+    private final FilterLoads loads;
+    private final Duration rewindCheckInterval;
+    /** Since when ({@link System#nanoTime}) each filter's live bitmap is known to come from another warmup query. */
+    private final Map<String, Long> foreignSince = new ConcurrentHashMap<>();
+
+    FilterSchedules(WarmerThreads threads, FilterLoads loads, Duration rewindCheckInterval) {
+        this.threads = threads;
+        this.loads = loads;
+        this.rewindCheckInterval = rewindCheckInterval;
+    }
+
+    /** Whether {@code filter}'s live bitmap came from another warmup query, within {@link #FOREIGN_SOURCE_PATIENCE}. */
+    boolean leftToOtherQuery(String filter) {
+        Long since = foreignSince.get(filter);
+        return since != null && System.nanoTime() - since < FOREIGN_SOURCE_PATIENCE.toNanos();
+    }
+
+    /** {@code filter} was found lost from Redis: it is no longer left to another query's instances. */
+    void forgetForeign(String filter) {
+        foreignSince.remove(filter);
+    }
+
+    /** Schedules every periodic job of {@code task} on the warmer's threads. */
+    void schedule(Task task) {
+        ScheduledExecutorService scheduler = threads.scheduler();
+        Duration interval = task.rebuildInterval();
+        if (task.source() != null && !interval.isZero()) {
+            long period = Math.max(1000, Math.min(interval.toMillis() / 4, Duration.ofMinutes(1).toMillis()));
+            scheduler.scheduleWithFixedDelay(() -> rebuildIfDue(task), period, period, TimeUnit.MILLISECONDS);
+        }
+        Optional<KeySource.CatchUp> catchUp = task.source() == null ? Optional.empty() : task.source().catchUp();
+        if (catchUp.isPresent()) {
+            long period = catchUp.get().interval().toMillis();
+            scheduler.scheduleWithFixedDelay(() -> catchUp(task, catchUp.get()), period, period,
+                    TimeUnit.MILLISECONDS);
+        }
+        task.filter().generations().ifPresent(generations -> {
+            long period = generations.heartbeatInterval().toMillis();
+            threads.heartbeats().scheduleWithFixedDelay(() -> heartbeat(generations), period, period,
+                    TimeUnit.MILLISECONDS);
+        });
+        long rewindPeriod = rewindCheckInterval.toMillis();
+        scheduler.scheduleWithFixedDelay(() -> {
+            verifyNotBehind(task.filter());
+            watchSource(task);
+        }, rewindPeriod, rewindPeriod, TimeUnit.MILLISECONDS);
+        long journalPeriod = Math.max(1000,
+                Math.min(task.filter().journalRetention().toMillis() / 2, Duration.ofMinutes(1).toMillis()));
+        scheduler.scheduleWithFixedDelay(() -> maintainJournal(task.filter()), journalPeriod, journalPeriod,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Until its first heartbeat succeeds an instance bypasses the filter and its adds fail (and
+     * are retried): it does not know which generations the other instances read.
+     */
+    static void heartbeat(FilterGenerations generations) {
+        try {
+            generations.heartbeat();
+        }
+        catch (RuntimeException ex) {
+            generations.heartbeatFailed();
+            log.warn("Could not tell other instances which filter generations this one uses: {}", ex.getMessage());
+        }
+    }
+
+    /**
+     * A rolling deploy that changes the warmup query runs instances of both queries on one
+     * filter. Once another instance loads it from its query, this one's "absent" answers may miss
+     * keys only its own query returns: it lets them through (counted bypassed) until the live
+     * filter comes from its own query again. Neither reloads over the other on its checks for
+     * {@link #FOREIGN_SOURCE_PATIENCE} (the deploy ends with one query; after that, an instance
+     * left with another query's filter loads its own). Checked every {@code rewind-check-interval},
+     * which bounds how long such a key is blocked.
+     */
+    private void watchSource(Task task) {
+        RedisBloomFilter filter = task.filter();
+        if (task.source() == null || !task.onStartup() || loads.runningLoad(filter.name()) != null) {
+            return;
+        }
+        try {
+            Optional<Boolean> complete = filter.isComplete();
+            if (complete.isEmpty()) {
+                return; // Redis did not answer: nothing learnt, and the patience goes on
+            }
+            if (!complete.get()) {
+                foreignSince.remove(filter.name()); // missing or incomplete: a check's re-warm loads it
+                return;
+            }
+            boolean own = FilterLoads.isFromOwnQuery(task);
+            if (own) {
+                foreignSince.remove(filter.name());
+            }
+            else {
+                foreignSince.putIfAbsent(filter.name(), System.nanoTime());
+            }
+            if (!own && !filter.isBlockingSuspended()) {
+                filter.setBlockingSuspended(true);
+                log.warn("Filter '{}' was loaded from a warmup query other than this instance's (a deploy that"
+                        + " changes it rolling out?): its absent answers are let through until it is loaded from this"
+                        + " instance's query", filter.name());
+            }
+            else if (own && filter.isBlockingSuspended() && filter.lockHolder().isEmpty()) {
+                filter.setBlockingSuspended(false);
+                log.info("Filter '{}' is loaded from this instance's warmup query again; blocking", filter.name());
+            }
+        }
+        catch (RuntimeException ex) {
+            log.debug("Filter '{}': could not read the live filter's source: {}", filter.name(), ex.getMessage());
+        }
+    }
+
+    /** Runs on the scheduler: Redis being unreachable is the breaker's and the checks' concern. */
+    private static void verifyNotBehind(RedisBloomFilter filter) {
+        try {
+            filter.verifyNotBehind();
+        }
+        catch (RuntimeException ex) {
+            log.debug("Filter '{}': could not check whether Redis went back in time: {}", filter.name(),
+                    ex.getMessage());
+        }
+    }
+
+    private static void maintainJournal(RedisBloomFilter filter) {
+        try {
+            filter.maintainJournal();
+        }
+        catch (RuntimeException ex) {
+            log.debug("Filter '{}': could not rotate the adds journal: {}", filter.name(), ex.getMessage());
+        }
+    }
+
+    private void rebuildIfDue(Task task) {
+        if (loads.backingOff(task.filter().name())) {
+            return;
+        }
+        if (leftToOtherQuery(task.filter().name())) {
+            return; // the other query's instances rebuild it; see watchSource
+        }
+        try {
+            Optional<Instant> since = task.filter().liveSince();
+            if (since.isEmpty() || FilterLoads.age(since.get()).compareTo(task.rebuildInterval()) >= 0) {
+                loads.submit(task, () -> loads.load(task, false));
+            }
+        }
+        catch (RuntimeException ex) {
+            log.warn("Filter '{}': could not check whether a rebuild is due: {}", task.filter().name(), ex.getMessage());
+        }
+    }
+
+    /**
+     * Adds the rows written since this instance's last load or catch-up began; an instance that
+     * has done neither starts from the live bitmap's load. Nothing live yet: the load to come
+     * reads every row.
+     */
+    private void catchUp(Task task, KeySource.CatchUp catchUp) {
+        RedisBloomFilter filter = task.filter();
+        try {
+            Instant since = loads.catchUpSince(filter.name());
+            if (since == null) {
+                Optional<Instant> liveLoad = filter.liveLoadStarted();
+                if (liveLoad.isEmpty()) {
+                    return;
+                }
+                since = liveLoad.get();
+            }
+            loads.caughtUp(filter.name(), catchUp.addSince(filter, since));
+        }
+        catch (RuntimeException ex) {
+            log.warn("Filter '{}': catch-up failed ({}); rows written outside @BloomPut since the last one may be"
+                    + " blocked until the next in {} ms", filter.name(), ex.getMessage(),
+                    catchUp.interval().toMillis());
+        }
+    }
+}
