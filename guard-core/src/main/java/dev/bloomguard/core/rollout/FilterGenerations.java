@@ -63,8 +63,8 @@ import dev.bloomguard.core.redis.BitmapStoreException;
  *
  * <p>Size: the registry's reading (heartbeat), the decision what to read and write, generations
  * left unwritten, auto-resize's generations, and the deletion of unused generations. The names of
- * generations ({@link GenerationDescriptor}) and the order of loads ({@link LoadOrder}) have their
- * own classes; the rest is still one class, over 300 lines, so that the rules of one rollout read
+ * generations ({@link GenerationDescriptor}), an instance's registry entry ({@code InstanceEntry})
+ * and the order of loads ({@link LoadOrder}) have their own classes; the rest is still one class, over 300 lines, so that the rules of one rollout read
  * in one place until issue 15 gives the resize following and the deletion theirs.
  */
 public final class FilterGenerations implements AutoCloseable {
@@ -141,15 +141,6 @@ public final class FilterGenerations implements AutoCloseable {
         this.foreignFactory = foreignFactory;
         this.loadOwn = loadOwn;
     }
-
-    /**
-     * Marks the own-generation field of a heartbeat from a release that knows hashes. A release
-     * before keyed hashing reads a siphash descriptor as murmur3 (it has no fifth field) and, when
-     * the geometry differs too, writes murmur3 bits to keys nobody reads while it reports writing
-     * to that generation: its word is not taken for a siphash generation. (That release never
-     * reads this field.)
-     */
-    private static final String KNOWS_HASHES = "#hashes";
 
     public Duration heartbeatInterval() {
         return heartbeat;
@@ -346,9 +337,8 @@ public final class FilterGenerations implements AutoCloseable {
 
         boolean coverable = true;
         for (Map.Entry<String, String> instance : beat.instances().entrySet()) {
-            // "<own generation>|<generation>@<since>,...|<seen>"
-            String[] fields = instance.getValue().split("\\|");
-            long seen = Long.parseLong(fields[2]);
+            InstanceEntry entry = InstanceEntry.parse(instance.getValue());
+            long seen = entry.seen();
             if (seen < writeAfter - heartbeat.toMillis()) {
                 store.hashDelete(instancesKey, instance.getKey());
                 continue;
@@ -356,14 +346,7 @@ public final class FilterGenerations implements AutoCloseable {
             if (seen < writeAfter) {
                 continue;
             }
-            Long since = null;
-            boolean knowsHashes = fields[0].endsWith(KNOWS_HASHES);
-            for (String written : fields[1].split(",")) {
-                int at = written.lastIndexOf('@');
-                if (written.substring(0, at).equals(ownDescriptor) && (knowsHashes || !ownKeyed)) {
-                    since = Long.parseLong(written.substring(at + 1));
-                }
-            }
+            Long since = entry.knowsHashes() || !ownKeyed ? entry.since(ownDescriptor::equals) : null;
             if (since == null || (since != 0 && since + own.journalRetention().toMillis() > now)
                     || unsureSinceInvalidated(own, instance.getKey(), seen)) {
                 coverable = false;
@@ -507,23 +490,16 @@ public final class FilterGenerations implements AutoCloseable {
         String live = resize.keys().live();
         ResizeCoverage coverage = ResizeCoverage.COVERABLE;
         for (Map.Entry<String, String> instance : instances.entrySet()) {
-            // "<own generation>|<generation>@<since>,...|<seen>"
-            String[] fields = instance.getValue().split("\\|");
-            long seen = Long.parseLong(fields[2]);
+            InstanceEntry entry = InstanceEntry.parse(instance.getValue());
+            long seen = entry.seen();
             if (seen < writeAfter) {
                 continue;
             }
             if (unsureSinceInvalidated(resize, instance.getKey(), seen)) {
                 return ResizeCoverage.NOT_WRITTEN;
             }
-            boolean knowsHashes = fields[0].endsWith(KNOWS_HASHES);
-            Long since = null;
-            for (String written : fields[1].split(",")) {
-                int at = written.lastIndexOf('@');
-                if ((knowsHashes || !ownKeyed) && live.equals(liveKeyOrNull(written.substring(0, at)))) {
-                    since = Long.parseLong(written.substring(at + 1));
-                }
-            }
+            Long since = entry.knowsHashes() || !ownKeyed
+                    ? entry.since(descriptor -> live.equals(liveKeyOrNull(descriptor))) : null;
             if (since == null) {
                 return ResizeCoverage.NOT_WRITTEN;
             }
@@ -568,14 +544,9 @@ public final class FilterGenerations implements AutoCloseable {
 
     /** The heartbeat script: registers {@code heartbeated}, claims to write to {@code writes}, reads the registry. */
     private BitmapStore.Heartbeat beat(List<String> heartbeated, Collection<String> writes, List<String> leftUnwritten) {
-        StringBuilder value = new StringBuilder(ownDescriptor).append(KNOWS_HASHES).append('|');
-        int length = value.length();
-        for (String descriptor : writes) {
-            value.append(value.length() == length ? "" : ",").append(descriptor).append('@')
-                    .append(writingSince.getOrDefault(descriptor, 0L));
-        }
+        String value = InstanceEntry.value(ownDescriptor, writes, writingSince);
         List<String> records = leftUnwritten.stream().map(this::liveKey).distinct().toList();
-        return store.heartbeat(instancesKey, generationsKey, invalidatedKey, instanceId, value.toString(), heartbeated,
+        return store.heartbeat(instancesKey, generationsKey, invalidatedKey, instanceId, value, heartbeated,
                 records);
     }
 
