@@ -22,9 +22,8 @@ import java.util.HexFormat;
  * canonical Java form (a {@code Long}, a {@code UUID}, a {@code String} for text) is the one
  * {@link KeyEncoding} gives it, so bits written before key types existed stay valid.
  *
- * <p>Size: six types, each with the parsing PostgreSQL does for it (numbers alone take a third
- * of the class); kept together because the canonical forms are one stored format, pinned by
- * one golden test.
+ * <p>How PostgreSQL reads a number from text is {@code PostgresNumbers}'s; the canonical forms
+ * stay here, one stored format pinned by one golden test.
  */
 public enum KeyType {
 
@@ -104,7 +103,7 @@ public enum KeyType {
             }
         }
         String text = key instanceof CharSequence chars ? chars.toString() : KeyEncoding.canonicalText(key);
-        BigDecimal value = parseNumber(text);
+        BigDecimal value = PostgresNumbers.parse(text);
         if (value == null) {
             return text;
         }
@@ -122,109 +121,6 @@ public enum KeyType {
         return whole.bitLength() < 64 ? (Object) whole.longValue() : whole;
     }
 
-    /**
-     * A number as PostgreSQL's {@code int8in}/{@code numeric_in} read it, or null: whitespace
-     * around, a sign, then {@code 0x}/{@code 0o}/{@code 0b} digits, or decimal digits with an
-     * optional fraction and exponent; single {@code _} between digits.
-     */
-    static BigDecimal parseNumber(String text) {
-        int start = 0;
-        int end = text.length();
-        while (start < end && isSpace(text.charAt(start))) {
-            start++;
-        }
-        while (end > start && isSpace(text.charAt(end - 1))) {
-            end--;
-        }
-        boolean negative = false;
-        if (start < end && (text.charAt(start) == '+' || text.charAt(start) == '-')) {
-            negative = text.charAt(start) == '-';
-            start++;
-        }
-        if (end - start > 2 && text.charAt(start) == '0') {
-            int radix = switch (text.charAt(start + 1)) {
-                case 'x', 'X' -> 16;
-                case 'o', 'O' -> 8;
-                case 'b', 'B' -> 2;
-                default -> 0;
-            };
-            if (radix != 0) {
-                String digits = digits(text, start + 2, end, radix);
-                if (digits == null) {
-                    return null;
-                }
-                BigInteger value = new BigInteger(digits, radix);
-                return new BigDecimal(negative ? value.negate() : value);
-            }
-        }
-        int exponentAt = end;
-        for (int i = start; i < end; i++) {
-            if (text.charAt(i) == 'e' || text.charAt(i) == 'E') {
-                exponentAt = i;
-                break;
-            }
-        }
-        int pointAt = text.indexOf('.', start);
-        if (pointAt >= exponentAt) {
-            pointAt = -1;
-        }
-        String whole = digits(text, start, pointAt < 0 ? exponentAt : pointAt, 10);
-        String fraction = pointAt < 0 ? "" : digits(text, pointAt + 1, exponentAt, 10);
-        if (whole == null && pointAt >= 0 && pointAt == start) {
-            whole = "";
-        }
-        if (fraction == null && pointAt >= 0 && pointAt + 1 == exponentAt) {
-            fraction = "";
-        }
-        if (whole == null || fraction == null || whole.isEmpty() && fraction.isEmpty()) {
-            return null;
-        }
-        long exponent = 0;
-        if (exponentAt < end) {
-            int at = exponentAt + 1;
-            boolean negativeExponent = false;
-            if (at < end && (text.charAt(at) == '+' || text.charAt(at) == '-')) {
-                negativeExponent = text.charAt(at) == '-';
-                at++;
-            }
-            String exponentDigits = digits(text, at, end, 10);
-            if (exponentDigits == null || exponentDigits.length() > 9) {
-                return null;
-            }
-            exponent = Long.parseLong(exponentDigits) * (negativeExponent ? -1 : 1);
-        }
-        BigDecimal value = new BigDecimal(new BigInteger(whole + fraction),
-                (int) (fraction.length() - exponent));
-        return negative ? value.negate() : value;
-    }
-
-    /** The digits of {@code text[from, to)} in {@code radix} without their {@code _} separators, or null if malformed. */
-    private static String digits(String text, int from, int to, int radix) {
-        if (from >= to) {
-            return null;
-        }
-        StringBuilder digits = new StringBuilder(to - from);
-        for (int i = from; i < to; i++) {
-            char c = text.charAt(i);
-            if (c == '_') {
-                if (i == from || i == to - 1 || text.charAt(i + 1) == '_') {
-                    return null;
-                }
-                continue;
-            }
-            if (Character.digit(c, radix) < 0 || c > 'z') {
-                return null;
-            }
-            digits.append(c);
-        }
-        return digits.toString();
-    }
-
-    /** PostgreSQL's {@code isspace} in the C locale. */
-    private static boolean isSpace(char c) {
-        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\u000B' || c == '\f';
-    }
-
     private static Object uuid(Object key) {
         if (key instanceof java.util.UUID) {
             return key;
@@ -235,7 +131,7 @@ public enum KeyType {
             trimmed = trimmed.substring(1, trimmed.length() - 1);
         }
         String hex = trimmed.replace("-", "");
-        if (hex.length() != 32 || digits(hex, 0, 32, 16) == null || hex.indexOf('_') >= 0) {
+        if (hex.length() != 32 || PostgresNumbers.digits(hex, 0, 32, 16) == null || hex.indexOf('_') >= 0) {
             return text;
         }
         return new java.util.UUID(Long.parseUnsignedLong(hex, 0, 16, 16), Long.parseUnsignedLong(hex, 16, 32, 16));
@@ -273,7 +169,7 @@ public enum KeyType {
     private static byte[] byteaInput(String text) {
         if (text.startsWith("\\x") || text.startsWith("\\X")) {
             String hex = text.substring(2).replaceAll("[ \t\n\r]", "");
-            if (hex.length() % 2 != 0 || !hex.isEmpty() && digits(hex, 0, hex.length(), 16) == null
+            if (hex.length() % 2 != 0 || !hex.isEmpty() && PostgresNumbers.digits(hex, 0, hex.length(), 16) == null
                     || hex.indexOf('_') >= 0) {
                 return null;
             }
