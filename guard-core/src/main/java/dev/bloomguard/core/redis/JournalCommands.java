@@ -15,15 +15,16 @@ import dev.bloomguard.core.redis.LoadStore.JournalKeys;
 import dev.bloomguard.core.redis.LoadStore.Staging;
 
 /**
- * The commands of a load and of the adds journal: the staging upload, the load's mark, the replay in
- * bounded steps, the swap and the journal's upkeep; see {@link BitmapStore#swapIn}.
+ * The commands of a load and of the adds journal ({@link LoadStore}): the staging upload, the load's
+ * mark, the replay in bounded steps, the swap and the journal's upkeep; see {@link BitmapStore#swapIn}.
  */
-final class JournalCommands {
+final class JournalCommands implements LoadStore {
 
     private static final LuaScript REPLAY_SCRIPT = LuaScript.of("replay-function", "replay-journal");
     private static final LuaScript SWAP_SCRIPT = LuaScript.of("replay-function", "swap");
     private static final LuaScript MAINTAIN_SCRIPT = LuaScript.of("maintain-journal");
     private static final LuaScript BEGIN_LOAD_SCRIPT = LuaScript.of("begin-load");
+    private static final LuaScript BLANK_IF_EQUALS = LuaScript.of("blank-if-equals");
 
     private final RedisCalls calls;
     private final ScriptCalls scripts;
@@ -35,7 +36,8 @@ final class JournalCommands {
         this.operationTimeout = operationTimeout;
     }
 
-    void writeBitmap(String key, byte[] bitmap, Duration expiry) {
+    @Override
+    public void writeBitmap(String key, byte[] bitmap, Duration expiry) {
         byte[] rawKey = bytes(key);
         int first = Math.min(bitmap.length, BitCommands.UPLOAD_CHUNK_BYTES);
         calls.call("SET", operationTimeout,
@@ -47,14 +49,16 @@ final class JournalCommands {
         }
     }
 
-    long beginJournalLoad(JournalKeys journal, String token, byte[] mark, Duration ttl) {
+    @Override
+    public long beginJournalLoad(JournalKeys journal, String token, byte[] mark, Duration ttl) {
         Long length = scripts.script("begin load", BEGIN_LOAD_SCRIPT, ScriptOutputType.INTEGER,
                 new byte[][] { bytes(journal.loading()), bytes(journal.current()) }, bytes(token),
                 bytes(Long.toString(ttl.toMillis())), mark);
         return length - 1;
     }
 
-    long[] replayJournal(Staging staging, JournalKeys journal, String list, long start, int count,
+    @Override
+    public long[] replayJournal(Staging staging, JournalKeys journal, String list, long start, int count,
             boolean verifyUpload) {
         byte[][] keys = { bytes(staging.key()), bytes(list), bytes(journal.current()), bytes(journal.loading()) };
         List<byte[]> arguments = new ArrayList<>(List.of(bytes(staging.token()), bytes(Long.toString(start)),
@@ -67,7 +71,8 @@ final class JournalCommands {
         return new long[] { reply.get(0), reply.get(1) };
     }
 
-    long swapIn(Staging staging, String live, JournalKeys journal, long tailStart, String metaKey,
+    @Override
+    public long swapIn(Staging staging, String live, JournalKeys journal, long tailStart, String metaKey,
             Map<String, String> meta) {
         byte[][] keys = { bytes(staging.key()), bytes(live), bytes(journal.current()), bytes(metaKey),
                 bytes(journal.loading()), bytes(journal.dropped()) };
@@ -81,11 +86,24 @@ final class JournalCommands {
         return replayed == null ? BitmapStore.STAGING_ALTERED : replayed;
     }
 
-    long maintainJournal(JournalKeys journal, Duration retention, long capacity) {
+    @Override
+    public long maintainJournal(JournalKeys journal, Duration retention, long capacity) {
         byte[][] keys = { bytes(journal.current()), bytes(journal.previous()), bytes(journal.since()),
                 bytes(journal.dropped()), bytes(journal.loading()) };
         Long dropped = scripts.script("maintain journal", MAINTAIN_SCRIPT, ScriptOutputType.INTEGER, keys,
                 bytes(Long.toString(retention.toMillis())), bytes(Long.toString(capacity)));
         return dropped == null ? 0 : dropped;
+    }
+
+    @Override
+    public long listLength(String key) {
+        Long length = calls.call("LLEN", operationTimeout, commands -> List.of(commands.llen(bytes(key))));
+        return length == null ? 0 : length;
+    }
+
+    @Override
+    public void listBlankIfEquals(String key, long index, byte[] value) {
+        scripts.script("blank", BLANK_IF_EQUALS, ScriptOutputType.INTEGER, new byte[][] { bytes(key) },
+                bytes(Long.toString(index)), value);
     }
 }

@@ -16,10 +16,10 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import dev.bloomguard.core.misses.MissKeys;
 
 /**
- * The commands of remembered misses ({@code negative-cache}): remember, confirm and forget, each one script
- * or one pipelined round trip on the miss's slot; see {@link BitmapStore#rememberMissAsync}.
+ * The commands of remembered misses ({@code negative-cache}, {@link MissStore}): remember, confirm and
+ * forget, each one script or one pipelined round trip on the miss's slot; see {@link BitmapStore#rememberMissAsync}.
  */
-final class MissCommands {
+final class MissCommands implements MissStore {
 
     private static final LuaScript REMEMBER_MISS = LuaScript.of("now-function", "remember-miss");
     private static final LuaScript MISS_REMEMBERED = LuaScript.of("now-function", "miss-remembered");
@@ -35,7 +35,8 @@ final class MissCommands {
         this.operationTimeout = operationTimeout;
     }
 
-    CompletableFuture<Boolean> rememberMissAsync(String missKey, String scope, String addedKey,
+    @Override
+    public CompletableFuture<Boolean> rememberMissAsync(String missKey, String scope, String addedKey,
             String metaKey, Duration ttl, long sendByNanos) {
         byte[][] keys = { bytes(missKey), bytes(addedKey), bytes(metaKey) };
         byte[][] arguments = { bytes(scope), bytes(Long.toString(ttl.toMillis())),
@@ -61,13 +62,15 @@ final class MissCommands {
         return scripts.send(commands, REMEMBER_MISS, whole, ScriptOutputType.INTEGER, keys, arguments);
     }
 
-    CompletableFuture<Boolean> missRememberedAsync(String missKey, String scope, String metaKey,
+    @Override
+    public CompletableFuture<Boolean> missRememberedAsync(String missKey, String scope, String metaKey,
             Duration timeout) {
         return scripts.<Long>scriptAsync("miss remembered", timeout, MISS_REMEMBERED, ScriptOutputType.INTEGER,
                 new byte[][] { bytes(missKey), bytes(metaKey) }, bytes(scope)).thenApply(reply -> reply != null && reply == 1);
     }
 
-    CompletableFuture<Void> forgetMissesIfInUseAsync(String metaKey, List<String> missKeys,
+    @Override
+    public CompletableFuture<Void> forgetMissesIfInUseAsync(String metaKey, List<String> missKeys,
             List<String> addedKeys, Duration window) {
         checkArgument(missKeys.size() == addedKeys.size(), "one added key per miss key");
         if (missKeys.isEmpty()) {
@@ -83,7 +86,8 @@ final class MissCommands {
                 keys, bytes(Long.toString(window.toMillis()))).thenApply(done -> null);
     }
 
-    CompletableFuture<Void> forgetMissesAsync(List<String> missKeys, List<String> addedKeys,
+    @Override
+    public CompletableFuture<Void> forgetMissesAsync(List<String> missKeys, List<String> addedKeys,
             Duration window) {
         checkArgument(addedKeys.isEmpty() || missKeys.size() == addedKeys.size(), "one added key per miss key");
         if (missKeys.isEmpty()) {

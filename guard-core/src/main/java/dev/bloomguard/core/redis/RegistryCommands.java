@@ -15,10 +15,10 @@ import dev.bloomguard.core.redis.RegistryStore.Heartbeat;
 import dev.bloomguard.core.redis.RegistryStore.Registry;
 
 /**
- * The commands of a rolling change's registry: the heartbeat, the registry read and Redis's clock;
- * see {@link BitmapStore#heartbeat}.
+ * The commands of a rolling change's registry ({@link RegistryStore}): the heartbeat, the registry
+ * read and Redis's clock; see {@link BitmapStore#heartbeat}.
  */
-final class RegistryCommands {
+final class RegistryCommands implements RegistryStore {
 
     private static final LuaScript HEARTBEAT_SCRIPT = LuaScript.of("heartbeat");
     private static final LuaScript REGISTRY_SCRIPT = LuaScript.of("now-function", "registry");
@@ -34,7 +34,8 @@ final class RegistryCommands {
         this.operationTimeout = operationTimeout;
     }
 
-    Heartbeat heartbeat(String instancesKey, String generationsKey, String invalidatedKey, String instanceId,
+    @Override
+    public Heartbeat heartbeat(String instancesKey, String generationsKey, String invalidatedKey, String instanceId,
             String instanceValue, List<String> generations, List<String> invalidated) {
         byte[][] keys = { bytes(instancesKey), bytes(generationsKey), bytes(invalidatedKey) };
         List<byte[]> arguments = new ArrayList<>(List.of(bytes(instanceId), bytes(instanceValue),
@@ -46,13 +47,15 @@ final class RegistryCommands {
         return new Heartbeat((Long) reply.get(0), pairs(reply.get(1)), pairs(reply.get(2)), pairs(reply.get(3)));
     }
 
-    Registry readRegistry(String generationsKey, String invalidatedKey) {
+    @Override
+    public Registry readRegistry(String generationsKey, String invalidatedKey) {
         byte[][] keys = { bytes(generationsKey), bytes(invalidatedKey) };
         List<Object> reply = scripts.script("read registry", REGISTRY_SCRIPT, ScriptOutputType.MULTI, keys);
         return new Registry((Long) reply.get(0), pairs(reply.get(1)), pairs(reply.get(2)));
     }
 
-    long timeMillis(String slotKey) {
+    @Override
+    public long timeMillis(String slotKey) {
         Long now = scripts.script("time", TIME_SCRIPT, ScriptOutputType.INTEGER, new byte[][] { bytes(slotKey) });
         return now;
     }
