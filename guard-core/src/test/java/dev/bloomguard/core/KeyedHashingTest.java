@@ -10,7 +10,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.BeforeEach;
@@ -22,6 +21,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.redis.RealRedis;
+import dev.bloomguard.testsupport.TestNames;
 
 /** Siphash filters against a real redis-server: their secret, their key names and their false-positive rate. */
 class KeyedHashingTest {
@@ -29,7 +29,6 @@ class KeyedHashingTest {
     private static final Logger log = LoggerFactory.getLogger(KeyedHashingTest.class);
     private static final Duration GENEROUS_CHECK_TIMEOUT = Duration.ofSeconds(5);
     private static final String SECRET = "5f0e2a71c3b94d8e6a1f7b2c9d3e4f50";
-    private static final AtomicInteger FILTER_NUMBER = new AtomicInteger();
 
     @RegisterExtension
     static final RealRedis REDIS = new RealRedis();
@@ -38,7 +37,7 @@ class KeyedHashingTest {
 
     @BeforeEach
     void nameFilterAfterTest(TestInfo test) {
-        filterName = test.getTestMethod().orElseThrow().getName() + "-" + FILTER_NUMBER.incrementAndGet();
+        filterName = TestNames.unique(test);
     }
 
     /**

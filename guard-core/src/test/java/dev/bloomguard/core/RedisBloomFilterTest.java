@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
@@ -40,6 +41,9 @@ import dev.bloomguard.core.redis.LettuceClients;
 import dev.bloomguard.core.redis.RealRedis;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.testsupport.AbsentKeys;
+import dev.bloomguard.testsupport.Await;
+import dev.bloomguard.testsupport.TestNames;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
 
@@ -52,7 +56,6 @@ class RedisBloomFilterTest {
 
     private static final Logger log = LoggerFactory.getLogger(RedisBloomFilterTest.class);
     private static final Duration GENEROUS_CHECK_TIMEOUT = Duration.ofSeconds(5);
-    private static final AtomicInteger FILTER_NUMBER = new AtomicInteger();
 
     @RegisterExtension
     static final RealRedis REDIS = new RealRedis();
@@ -61,7 +64,7 @@ class RedisBloomFilterTest {
 
     @BeforeEach
     void nameFilterAfterTest(TestInfo test) {
-        filterName = test.getTestMethod().orElseThrow().getName() + "-" + FILTER_NUMBER.incrementAndGet();
+        filterName = TestNames.unique(test);
     }
 
     @Test
@@ -1074,14 +1077,8 @@ class RedisBloomFilterTest {
     private static List<Object> absentKeys(RedisBloomFilter filter, int count) {
         List<Object> candidates = LongStream.range(0, 1_000).mapToObj(i -> (Object) ("absent-" + i)).toList();
         List<Membership> answers = filter.checkAll(candidates);
-        List<Object> absent = new ArrayList<>();
-        for (int i = 0; i < candidates.size() && absent.size() < count; i++) {
-            if (answers.get(i) == Membership.ABSENT) {
-                absent.add(candidates.get(i));
-            }
-        }
-        assertThat(absent).as("keys the filter answers ABSENT for").hasSize(count);
-        return absent;
+        return AbsentKeys.first(count, IntStream.range(0, candidates.size()).boxed(), i -> answers.get(i) == Membership.ABSENT)
+                .stream().map(candidates::get).toList();
     }
 
     /**
@@ -1133,24 +1130,10 @@ class RedisBloomFilterTest {
     }
 
     private static void await(CountDownLatch latch) {
-        try {
-            if (!latch.await(30, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("gave up waiting for " + latch);
-            }
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
-        }
+        Await.latch(latch, Duration.ofSeconds(30));
     }
 
     private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
-        }
+        Await.sleep(millis);
     }
 }

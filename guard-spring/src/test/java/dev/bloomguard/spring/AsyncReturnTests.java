@@ -32,6 +32,7 @@ import org.springframework.test.context.DynamicPropertySource;
 
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.testsupport.AbsentKeys;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
@@ -194,8 +195,7 @@ class AsyncReturnTests {
 
     private List<Long> absentKeys(String filter, int count) {
         RedisBloomFilter bloom = registry.filter(filter);
-        return LongStream.rangeClosed(1_000, 100_000).filter(id -> bloom.check(id) == Membership.ABSENT)
-                .limit(count).boxed().toList();
+        return AbsentKeys.first(count, LongStream.rangeClosed(1_000, 100_000), id -> bloom.check(id) == Membership.ABSENT);
     }
 
     public record Product(long id, String name) {

@@ -46,6 +46,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
+import dev.bloomguard.testsupport.AbsentKeys;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
@@ -427,14 +428,8 @@ class GuardedCallsTests {
 
     /** Odd ids (never inserted) that neither filter reports as a false positive. */
     private List<Long> absentKeys(int count) {
-        List<Long> absent = new ArrayList<>();
-        for (long id = 1; absent.size() < count; id += 2) {
-            if (registry.filter("user").check(id) == Membership.ABSENT
-                    && registry.filter("quiet").check(id) == Membership.ABSENT) {
-                absent.add(id);
-            }
-        }
-        return absent;
+        return AbsentKeys.first(count, LongStream.iterate(1, id -> id + 2), id -> registry.filter("user").check(id) == Membership.ABSENT
+                && registry.filter("quiet").check(id) == Membership.ABSENT);
     }
 
     private double count(String filter, String outcome) {

@@ -3,7 +3,6 @@ package dev.bloomguard.core.mirror;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
@@ -11,6 +10,7 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
@@ -18,8 +18,9 @@ import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceClients;
 import dev.bloomguard.embedded.RedisServer;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
+import dev.bloomguard.testsupport.AbsentKeys;
+import dev.bloomguard.testsupport.Await;
+import dev.bloomguard.testsupport.RedisServerExtension;
 
 /**
  * The local mirror against a real Redis: present keys answered from memory, clear bits always
@@ -29,33 +30,27 @@ class BitmapMirrorTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
-    private static RedisServer redis;
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
     private static LettuceClients clientA;
     private static LettuceClients clientB;
     private static LettuceBitmapStore storeA;
     private static LettuceBitmapStore storeB;
-    private static RedisClient admin;
-    private static StatefulRedisConnection<String, String> adminConnection;
     private static int filterNumber;
 
     @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
+    static void openStores() {
         clientA = connect();
         clientB = connect();
         storeA = LettuceBitmapStore.create(clientA, Duration.ofSeconds(10));
         storeB = LettuceBitmapStore.create(clientB, Duration.ofSeconds(10));
-        admin = RedisClient.create("redis://127.0.0.1:" + redis.port());
-        adminConnection = admin.connect();
     }
 
     @AfterAll
-    static void stopRedis() {
-        adminConnection.close();
-        admin.shutdown();
+    static void closeStores() {
         clientA.close();
         clientB.close();
-        redis.close();
     }
 
     @Test
@@ -73,7 +68,7 @@ class BitmapMirrorTest {
                 }
                 return filter.mirrorStats().orElseThrow().pages() >= pagesNeeded;
             });
-            adminConnection.sync().configResetstat();
+            redis.admin().configResetstat();
             for (long id = 1; id <= 10_000; id++) {
                 assertThat(filter.check(id)).isEqualTo(Membership.PRESENT);
             }
@@ -246,13 +241,7 @@ class BitmapMirrorTest {
     }
 
     private static List<Long> absentKeys(RedisBloomFilter filter, int count) {
-        List<Long> absent = new ArrayList<>();
-        for (long id = 50_000_000; absent.size() < count; id++) {
-            if (filter.check(id) == Membership.ABSENT) {
-                absent.add(id);
-            }
-        }
-        return absent;
+        return AbsentKeys.first(count, LongStream.iterate(50_000_000, id -> id + 1), id -> filter.check(id) == Membership.ABSENT);
     }
 
     /**
@@ -456,7 +445,7 @@ class BitmapMirrorTest {
             warmTrustedPages(trusting);
             List<Long> addedAfter = absentKeys(trusting, 3);
 
-            adminConnection.sync().flushall();
+            redis.admin().flushall();
             long flushedAt = System.nanoTime();
             await("trust ended", () -> !trusting.mirrorStats().orElseThrow().hearing());
             assertThat(Duration.ofNanos(System.nanoTime() - flushedAt)).as("how long it trusted a lost filter")
@@ -484,7 +473,7 @@ class BitmapMirrorTest {
             assertThat(LongStream.rangeClosed(1_001, 1_100).mapToObj(confirming::check)).containsOnly(Membership.PRESENT);
 
             java.util.concurrent.atomic.AtomicInteger addsHeard = new java.util.concurrent.atomic.AtomicInteger();
-            io.lettuce.core.pubsub.StatefulRedisPubSubConnection<byte[], byte[]> listening = admin
+            io.lettuce.core.pubsub.StatefulRedisPubSubConnection<byte[], byte[]> listening = redis.adminClient()
                     .connectPubSub(io.lettuce.core.codec.ByteArrayCodec.INSTANCE);
             listening.addListener(new io.lettuce.core.pubsub.RedisPubSubAdapter<>() {
                 @Override
@@ -521,7 +510,7 @@ class BitmapMirrorTest {
     }
 
     private static long subscribers(RedisBloomFilter filter) {
-        return adminConnection.sync().pubsubNumsub(filter.keys().events()).values().iterator().next();
+        return redis.admin().pubsubNumsub(filter.keys().events()).values().iterator().next();
     }
 
     private static long bitfieldCalls() {
@@ -529,8 +518,7 @@ class BitmapMirrorTest {
     }
 
     private static long calls(String command) {
-        return adminConnection.sync().info("commandstats").lines().filter(line -> line.startsWith("cmdstat_" + command + ":"))
-                .map(line -> Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"))).findFirst().orElse(0L);
+        return redis.commandCalls(command);
     }
 
     private static String name() {
@@ -541,13 +529,7 @@ class BitmapMirrorTest {
         return LettuceClients.standalone(redis.port());
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out waiting for: " + what);
-            }
-            Thread.sleep(20);
-        }
+    private static void await(String what, BooleanSupplier condition) {
+        Await.until(what, Duration.ofSeconds(20), condition);
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.AfterEach;
@@ -19,6 +18,8 @@ import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.RealRedis;
+import dev.bloomguard.testsupport.Await;
+import dev.bloomguard.testsupport.TestNames;
 
 /**
  * Remembered misses against a real {@code redis-server}, with two filter objects of one name
@@ -28,7 +29,6 @@ import dev.bloomguard.core.redis.RealRedis;
 class RememberedMissesTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
-    private static final AtomicInteger NUMBER = new AtomicInteger();
     private static final FilterGeometry GEOMETRY = FilterGeometry.of(10_000, 0.01);
     /** The lookup (guarded method) that found nothing. */
     private static final String LOOKUP = "Users#find";
@@ -42,7 +42,7 @@ class RememberedMissesTest {
 
     @BeforeEach
     void twoInstances(TestInfo test) {
-        name = test.getTestMethod().orElseThrow().getName() + "-" + NUMBER.incrementAndGet();
+        name = TestNames.unique(test);
         one = instance(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, true), null);
         two = instance(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, true), null);
         one.load(LongStream.rangeClosed(1, 5_000).boxed());
@@ -418,16 +418,6 @@ class RememberedMissesTest {
     }
 
     private static void eventually(java.util.function.BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition met within %s", TIMEOUT).isLessThan(deadline);
-            try {
-                Thread.sleep(10);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(ex);
-            }
-        }
+        Await.until("condition met", TIMEOUT, condition);
     }
 }

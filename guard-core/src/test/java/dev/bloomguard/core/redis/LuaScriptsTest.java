@@ -5,17 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.stream.LongStream;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
-import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.testsupport.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
 
 /**
  * The store's scripts go by their SHA-1 ({@code EVALSHA}), and whole ({@code EVAL}) only when
@@ -25,23 +23,8 @@ import io.lettuce.core.api.StatefulRedisConnection;
  */
 class LuaScriptsTest {
 
-    private static RedisServer redis;
-    private static RedisClient admin;
-    private static StatefulRedisConnection<String, String> adminConnection;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-        admin = RedisClient.create(RedisURI.create("127.0.0.1", redis.port()));
-        adminConnection = admin.connect();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        adminConnection.close();
-        admin.shutdown();
-        redis.close();
-    }
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
 
     @Test
     void aRedisThatLostTheScriptsIsSentThemWholeOnceAndThenByTheirDigest() throws Exception {
@@ -52,7 +35,7 @@ class LuaScriptsTest {
             long byDigest = calls("evalsha");
             long whole = calls("eval");
 
-            adminConnection.sync().scriptFlush();
+            redis.admin().scriptFlush();
             filter.load(LongStream.rangeClosed(1, 2_000).boxed());
             assertThat(calls("eval")).as("each script the second load runs, sent whole once after the flush")
                     .isGreaterThan(whole);
@@ -67,7 +50,7 @@ class LuaScriptsTest {
 
     @Test
     void aUserWhoseAclPredatesEvalshaStillLoadsWithEval() throws Exception {
-        adminConnection.sync().aclSetuser("old-acl", io.lettuce.core.AclSetuserArgs.Builder.on().addPassword("secret")
+        redis.admin().aclSetuser("old-acl", io.lettuce.core.AclSetuserArgs.Builder.on().addPassword("secret")
                 .allKeys().allChannels().allCommands().removeCommand(io.lettuce.core.protocol.CommandType.EVALSHA));
         RedisClient client = RedisClient.create(RedisURI.builder().withHost("127.0.0.1").withPort(redis.port())
                 .withAuthentication("old-acl", "secret".toCharArray()).build());
@@ -87,7 +70,6 @@ class LuaScriptsTest {
     }
 
     private static long calls(String command) {
-        return adminConnection.sync().info("commandstats").lines().filter(line -> line.startsWith("cmdstat_" + command + ":"))
-                .map(line -> Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"))).findFirst().orElse(0L);
+        return redis.commandCalls(command);
     }
 }

@@ -6,17 +6,17 @@ import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
-import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.testsupport.RedisServerExtension;
 
 /**
- * A real redis-server for one test class, with a Lettuce client and a store on it:
- * {@code @RegisterExtension static final RealRedis REDIS = new RealRedis();}. Started before the
- * class's tests, stopped after them.
+ * A real redis-server for one test class ({@link RedisServerExtension}), with a Lettuce client and
+ * a store on it: {@code @RegisterExtension static final RealRedis REDIS = new RealRedis();}.
+ * Started before the class's tests, stopped after them.
  */
 public final class RealRedis implements BeforeAllCallback, AfterAllCallback {
 
     private final Duration storeTimeout;
-    private RedisServer server;
+    private final RedisServerExtension server = new RedisServerExtension();
     private LettuceClients client;
     private BitmapStore store;
 
@@ -32,7 +32,7 @@ public final class RealRedis implements BeforeAllCallback, AfterAllCallback {
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        server = RedisServer.start();
+        server.beforeAll(context);
         client = LettuceClients.standalone(server.port());
         store = LettuceBitmapStore.create(client, storeTimeout);
     }
@@ -40,7 +40,7 @@ public final class RealRedis implements BeforeAllCallback, AfterAllCallback {
     @Override
     public void afterAll(ExtensionContext context) {
         client.close();
-        server.close();
+        server.afterAll(context);
     }
 
     public BitmapStore store() {

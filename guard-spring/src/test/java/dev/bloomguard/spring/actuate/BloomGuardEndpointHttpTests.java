@@ -40,6 +40,7 @@ import dev.bloomguard.spring.TestHttp;
 import dev.bloomguard.spring.metrics.BloomGuardMetricNames;
 import dev.bloomguard.spring.warmup.KeySource;
 import dev.bloomguard.spring.warmup.RepositoryKeySource;
+import dev.bloomguard.testsupport.Await;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
@@ -293,21 +294,7 @@ class BloomGuardEndpointHttpTests {
 
     /** Asks until the answer satisfies {@code until}, for at most {@link #DEADLINE}. */
     private static <T> T poll(Supplier<T> ask, Predicate<T> until) {
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
-        T answer = ask.get();
-        while (!until.test(answer)) {
-            assertThat(System.nanoTime() - deadline).as("still waiting after %s; last answer: %s", DEADLINE, answer)
-                    .isNegative();
-            try {
-                Thread.sleep(50);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(ex);
-            }
-            answer = ask.get();
-        }
-        return answer;
+        return Await.until("the endpoint's answer", DEADLINE, ask, until);
     }
 
     @SpringBootConfiguration

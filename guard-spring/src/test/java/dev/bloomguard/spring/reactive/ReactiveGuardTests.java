@@ -37,6 +37,7 @@ import dev.bloomguard.spring.BloomPut;
 import dev.bloomguard.spring.BootNames;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.web.OwnRejectionHandler;
+import dev.bloomguard.testsupport.AbsentKeys;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
 import reactor.core.publisher.Flux;
@@ -241,8 +242,7 @@ class ReactiveGuardTests {
     }
 
     static List<Long> absentKeys(RedisBloomFilter filter, int count) {
-        return LongStream.rangeClosed(1_000, 100_000).filter(id -> filter.check(id) == Membership.ABSENT)
-                .limit(count).boxed().toList();
+        return AbsentKeys.first(count, LongStream.rangeClosed(1_000, 100_000), id -> filter.check(id) == Membership.ABSENT);
     }
 
     public static class ThingRepository {

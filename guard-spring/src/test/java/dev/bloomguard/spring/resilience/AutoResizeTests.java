@@ -1,6 +1,5 @@
 package dev.bloomguard.spring.resilience;
 
-import static dev.bloomguard.spring.resilience.RedisOutageTests.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -28,6 +27,7 @@ import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.actuate.BloomGuardHealth;
 import dev.bloomguard.spring.actuate.FilterStatusCache;
 import dev.bloomguard.spring.warmup.FilterWarmer;
+import dev.bloomguard.testsupport.Await;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -195,7 +195,7 @@ class AutoResizeTests {
         List<Long> rows = new ArrayList<>(seeded(6_000));
         try (ConfigurableApplicationContext app = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP, RESIZING)) {
             RedisBloomFilter filter = app.getBean(BloomFilterRegistry.class).filter("user");
-            await("the resize", Duration.ofSeconds(30), () -> filter.status().resizedFrom().isPresent());
+            Await.until("the resize", Duration.ofSeconds(30), () -> filter.status().resizedFrom().isPresent());
             GuardedApp.Directory directory = app.getBean(GuardedApp.Directory.class);
             for (int i = 0; i < 20; i++) {
                 rows.add(directory.create());
@@ -248,7 +248,7 @@ class AutoResizeTests {
                 StatefulRedisConnection<String, String> admin = client.connect()) {
             GuardedApp.Directory directory = app.getBean(GuardedApp.Directory.class);
             RedisBloomFilter filter = app.getBean(BloomFilterRegistry.class).filter("user");
-            await("the resize", Duration.ofSeconds(30), () -> filter.status().resizedFrom().isPresent());
+            Await.until("the resize", Duration.ofSeconds(30), () -> filter.status().resizedFrom().isPresent());
             String grownKey = filter.status().key();
             List<Long> rows = new ArrayList<>(seeded(6_000));
             rows.add(directory.create());

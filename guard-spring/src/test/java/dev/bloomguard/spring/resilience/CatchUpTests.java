@@ -1,6 +1,5 @@
 package dev.bloomguard.spring.resilience;
 
-import static dev.bloomguard.spring.resilience.RedisOutageTests.await;
 import static dev.bloomguard.spring.resilience.RedisOutageTests.rejects;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,6 +21,7 @@ import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.testsupport.Await;
 
 /**
  * Rows that another service, a batch job or plain SQL inserts never pass through
@@ -63,7 +63,7 @@ class CatchUpTests {
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
             RealServers.execute("INSERT INTO " + TABLE + " (id) VALUES (5000001), (5000003)");
 
-            await("the catch-up query", Duration.ofSeconds(10), () -> filter.check(5_000_003L) == Membership.PRESENT);
+            Await.until("the catch-up query", Duration.ofSeconds(10), () -> filter.check(5_000_003L) == Membership.PRESENT);
 
             assertThat(directory.find(5_000_001L)).isEqualTo(5_000_001L);
             assertThat(directory.find(5_000_003L)).isEqualTo(5_000_003L);
@@ -84,7 +84,7 @@ class CatchUpTests {
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
             RealServers.execute("INSERT INTO " + TABLE + " (id) VALUES (6000001)");
 
-            await("the catch-up query", Duration.ofSeconds(10), () -> filter.check(6_000_001L) == Membership.PRESENT);
+            Await.until("the catch-up query", Duration.ofSeconds(10), () -> filter.check(6_000_001L) == Membership.PRESENT);
 
             assertThat(directory.find(6_000_001L)).isEqualTo(6_000_001L);
             long rejected = LongStream.iterate(1, id -> id + 2).limit(1_000).filter(id -> rejects(directory, id)).count();

@@ -1,6 +1,5 @@
 package dev.bloomguard.spring.resilience;
 
-import static dev.bloomguard.spring.resilience.RedisOutageTests.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -18,6 +17,7 @@ import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.testsupport.Await;
 
 /**
  * The starter on a real Redis Cluster configured the usual way ({@code spring.data.redis.cluster.nodes}),
@@ -65,7 +65,7 @@ class ClusterGuardTests {
             for (long id = 2; id <= 40_000; id += 2) {
                 assertThat(directory.find(id)).as("present key %s while a node is empty", id).isEqualTo(id);
             }
-            await("the filter re-warmed by itself", Duration.ofSeconds(30), filter::isReady);
+            Await.until("the filter re-warmed by itself", Duration.ofSeconds(30), filter::isReady);
             assertThatThrownBy(() -> directory.find(absentKey)).isInstanceOf(BloomGuardRejectedException.class);
             long created = directory.create();
             assertThat(directory.find(created)).isEqualTo(created);

@@ -1,6 +1,5 @@
 package dev.bloomguard.spring.resilience;
 
-import static dev.bloomguard.spring.resilience.RedisOutageTests.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -23,6 +22,7 @@ import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.warmup.FilterWarmer;
+import dev.bloomguard.testsupport.Await;
 
 /** {@code rebuild.interval}: stale filters are rebuilt from the SQL, by one instance, and drop deleted keys. */
 class RebuildTests {
@@ -93,7 +93,7 @@ class RebuildTests {
             assertThat(filter.checkAll(deleted)).containsOnly(Membership.PRESENT);
             new JdbcTemplate(RealServers.postgres().dataSource()).update("DELETE FROM " + TABLE + " WHERE id <= 1000");
 
-            await("a periodic rebuild", Duration.ofSeconds(20),
+            Await.until("a periodic rebuild", Duration.ofSeconds(20),
                     () -> filter.liveSince().filter(since -> since.isAfter(firstLoad)).isPresent());
 
             long stillPassing = filter.checkAll(deleted).stream().filter(answer -> answer == Membership.PRESENT).count();
@@ -169,7 +169,7 @@ class RebuildTests {
             assertThat(filter.isReady()).as("the old filter is live while the new query runs").isTrue();
             assertThat(directory.find(1_000_003L)).as("a key only the new query returns, during the reload")
                     .isEqualTo(1_000_003L);
-            await("the reload from the new query", Duration.ofSeconds(30), () -> !filter.isBlockingSuspended());
+            Await.until("the reload from the new query", Duration.ofSeconds(30), () -> !filter.isBlockingSuspended());
             assertThat(filter.check(1_000_003L)).isEqualTo(Membership.PRESENT);
             long absent = LongStream.iterate(1_000_005L, id -> id + 2).limit(10_000)
                     .filter(id -> filter.check(id) == Membership.ABSENT).findFirst().orElseThrow();
@@ -195,7 +195,7 @@ class RebuildTests {
             long before = warmupCalls();
             RealServers.execute("DELETE FROM " + TABLE);
 
-            await("a rebuild from the emptied table", Duration.ofSeconds(20),
+            Await.until("a rebuild from the emptied table", Duration.ofSeconds(20),
                     () -> warmupCalls() > before && !warmer.isWarming("user"));
             long callsAfterRefusal = warmupCalls();
             Thread.sleep(1_500);
@@ -211,7 +211,7 @@ class RebuildTests {
             assertThat(filter.isBlockingSuspended()).isFalse();
             assertThat(warmer.lastFailure("user").orElseThrow().reason()).contains("max-shrink");
 
-            await("the scheduled retry, if running, to end", Duration.ofSeconds(20), () -> !warmer.isWarming("user"));
+            Await.until("the scheduled retry, if running, to end", Duration.ofSeconds(20), () -> !warmer.isWarming("user"));
             assertThat(warmer.rebuild("user", true).get(20, java.util.concurrent.TimeUnit.SECONDS).keys()).isZero();
             assertThat(filter.check(2L)).as("a forced rebuild installs what the query returned").isEqualTo(Membership.ABSENT);
             assertThat(warmer.lastFailure("user")).isEmpty();

@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.AfterAll;
@@ -33,6 +31,8 @@ import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.warmup.FilterWarmer;
+import dev.bloomguard.testsupport.AbsentKeys;
+import dev.bloomguard.testsupport.Await;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -86,7 +86,7 @@ class RedisOutageTests {
             assertThatThrownBy(() -> directory.find(absent.get(0))).isInstanceOf(BloomGuardRejectedException.class);
 
             try (Traffic traffic = new Traffic(directory, presentSample(), absent, 4)) {
-                await("traffic runs", Duration.ofSeconds(5), () -> traffic.calls() > 200);
+                Await.until("traffic runs", Duration.ofSeconds(5), () -> traffic.calls() > 200);
                 redis.stop();
                 traffic.pause();
 
@@ -120,11 +120,11 @@ class RedisOutageTests {
                 traffic.resume();
                 redis.restart();
                 long restarted = System.nanoTime();
-                await("filter re-warmed after an empty restart", Duration.ofSeconds(30),
+                Await.until("filter re-warmed after an empty restart", Duration.ofSeconds(30),
                         () -> filter.check(absent.get(3)) == Membership.ABSENT);
                 log.info("Filter re-warmed {} ms after Redis restarted empty",
                         Duration.ofNanos(System.nanoTime() - restarted).toMillis());
-                await("the add made while Redis was down landed, and the guard blocks again", Duration.ofSeconds(10),
+                Await.until("the add made while Redis was down landed, and the guard blocks again", Duration.ofSeconds(10),
                         () -> rejects(() -> directory.find(absent.get(3))));
                 assertThat(filter.check(createdWhileDown)).isEqualTo(Membership.PRESENT);
                 assertThat(directory.find(createdWhileDown)).isEqualTo(createdWhileDown);
@@ -153,7 +153,7 @@ class RedisOutageTests {
             assertThat(bypassed(context) - before).isEqualTo(10);
             assertThat(users.calls()).as("no rejected call reached the repository").isEqualTo(calls);
             redis.restart();
-            await("guarding again after the restart", Duration.ofSeconds(30), () -> !rejects(directory, 2));
+            Await.until("guarding again after the restart", Duration.ofSeconds(30), () -> !rejects(directory, 2));
         }
     }
 
@@ -176,7 +176,7 @@ class RedisOutageTests {
             log.info("Reactive check with Redis paused (CLIENT PAUSE), circuit closed: {} µs", paused / 1000);
             assertThat(paused).as("the asynchronous timeout bounds the wait").isLessThan(REDIS_TIMEOUT.plus(MARGIN).toNanos());
             assertThat(bypassed(context) - before).isEqualTo(1);
-            await("blocking again after the pause", Duration.ofSeconds(10),
+            Await.until("blocking again after the pause", Duration.ofSeconds(10),
                     () -> rejects(() -> directory.findLater(absent.get(1)).block()));
 
             redis.stop();
@@ -217,14 +217,14 @@ class RedisOutageTests {
             RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
             List<Long> absent = absentKeys(filter, 50);
             try (Traffic traffic = new Traffic(directory, presentSample(), absent, 4)) {
-                await("traffic runs", Duration.ofSeconds(5), () -> traffic.calls() > 200);
+                Await.until("traffic runs", Duration.ofSeconds(5), () -> traffic.calls() > 200);
                 long flushed = System.nanoTime();
                 admin.sync().flushall();
-                await("filter re-warmed after FLUSHALL", Duration.ofSeconds(30),
+                Await.until("filter re-warmed after FLUSHALL", Duration.ofSeconds(30),
                         () -> filter.check(absent.get(0)) == Membership.ABSENT);
                 log.info("Filter re-warmed {} ms after FLUSHALL", Duration.ofNanos(System.nanoTime() - flushed).toMillis());
                 long callsAfter = traffic.calls();
-                await("more traffic", Duration.ofSeconds(5), () -> traffic.calls() > callsAfter + 200);
+                Await.until("more traffic", Duration.ofSeconds(5), () -> traffic.calls() > callsAfter + 200);
                 assertThat(traffic.presentBlocked()).as("present keys blocked").isZero();
                 assertThat(traffic.unexpected()).isEmpty();
             }
@@ -246,7 +246,7 @@ class RedisOutageTests {
             assertThat(bypassed(context) - before).isEqualTo(2);
             log.info("Check latency with Redis paused (CLIENT PAUSE), circuit closed: max {} µs", max(paused) / 1000);
             assertThat(max(paused)).isLessThan(REDIS_TIMEOUT.plus(MARGIN).toNanos());
-            await("blocking again after the pause", Duration.ofSeconds(10), () -> rejects(directory, absent));
+            Await.until("blocking again after the pause", Duration.ofSeconds(10), () -> rejects(directory, absent));
         }
     }
 
@@ -271,7 +271,7 @@ class RedisOutageTests {
                 log.info("This Redis loads with its default event interval: {}", ex.getMessage());
             }
             CompletableFuture<String> reload = reloader.async().debugReload().toCompletableFuture();
-            await("Redis loading", Duration.ofSeconds(10), () -> sync.info("persistence").contains("loading:1"));
+            Await.until("Redis loading", Duration.ofSeconds(10), () -> sync.info("persistence").contains("loading:1"));
             double before = bypassed(context);
             long[] loading = timeCalls(directory, 5, absent);
             assertThat(bypassed(context) - before).as("checks while Redis answers LOADING").isEqualTo(5);
@@ -279,7 +279,7 @@ class RedisOutageTests {
             assertThat(directory.find(4)).isEqualTo(4);
             reload.get(60, TimeUnit.SECONDS);
             sync.configSet("key-load-delay", "0");
-            await("blocking again once loaded", Duration.ofSeconds(10), () -> filter.check(absent) == Membership.ABSENT);
+            Await.until("blocking again once loaded", Duration.ofSeconds(10), () -> filter.check(absent) == Membership.ABSENT);
             assertThatThrownBy(() -> directory.find(absent)).isInstanceOf(BloomGuardRejectedException.class);
         }
     }
@@ -314,11 +314,11 @@ class RedisOutageTests {
             finally {
                 sync.configSet("maxmemory", "0");
             }
-            await("the refused add landed and blocking resumed", Duration.ofSeconds(10), () -> rejects(directory, absent));
+            Await.until("the refused add landed and blocking resumed", Duration.ofSeconds(10), () -> rejects(directory, absent));
             assertThat(filter.check(refused)).isEqualTo(Membership.PRESENT);
 
             sync.replicaof("127.0.0.1", emptyPrimary.port());
-            await("replica synced with the empty primary", Duration.ofSeconds(20),
+            Await.until("replica synced with the empty primary", Duration.ofSeconds(20),
                     () -> sync.info("replication").contains("master_link_status:up") && sync.dbsize() == 0);
             assertThat(directory.find(4)).as("a failover to an empty replica blocks nothing").isEqualTo(4);
             assertThat(directory.find(absent)).as("nor absent keys: the filter is gone").isEqualTo(absent);
@@ -327,7 +327,7 @@ class RedisOutageTests {
                     .isEqualTo(createdOnReplica);
 
             sync.replicaofNoOne();
-            await("filter re-warmed on the promoted replica", Duration.ofSeconds(30),
+            Await.until("filter re-warmed on the promoted replica", Duration.ofSeconds(30),
                     () -> filter.check(absent) == Membership.ABSENT);
             assertThat(directory.find(createdOnReplica)).as("re-warmed, or added by the retry").isEqualTo(createdOnReplica);
             long created = directory.create();
@@ -353,7 +353,7 @@ class RedisOutageTests {
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
             RealServers.execute("UPDATE outage_pause SET seconds = 2");
             CompletableFuture<?> rebuild = context.getBean(FilterWarmer.class).rebuild("user");
-            await("the rebuild's query runs", Duration.ofSeconds(10), RedisOutageTests::pausedQueryRuns);
+            Await.until("the rebuild's query runs", Duration.ofSeconds(10), RedisOutageTests::pausedQueryRuns);
             long created = directory.create();
             admin.sync().flushall();
             RealServers.execute("UPDATE outage_pause SET seconds = 0");
@@ -401,13 +401,7 @@ class RedisOutageTests {
     }
 
     private static List<Long> absentKeys(RedisBloomFilter filter, int count) {
-        List<Long> absent = new ArrayList<>();
-        for (long id = 1; absent.size() < count; id += 2) {
-            if (filter.check(id) == Membership.ABSENT) {
-                absent.add(id);
-            }
-        }
-        return absent;
+        return AbsentKeys.first(count, LongStream.iterate(1, id -> id + 2), id -> filter.check(id) == Membership.ABSENT);
     }
 
     private static double bypassed(ConfigurableApplicationContext context, String reason) {
@@ -439,15 +433,5 @@ class RedisOutageTests {
         long[] sorted = values.clone();
         Arrays.sort(sorted);
         return sorted[Math.min(sorted.length - 1, sorted.length * percent / 100)];
-    }
-
-    static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out after " + timeout + " waiting for: " + what);
-            }
-            Thread.sleep(20);
-        }
     }
 }

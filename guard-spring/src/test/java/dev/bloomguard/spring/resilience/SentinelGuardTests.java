@@ -1,6 +1,5 @@
 package dev.bloomguard.spring.resilience;
 
-import static dev.bloomguard.spring.resilience.RedisOutageTests.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -19,6 +18,7 @@ import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.testsupport.Await;
 
 /** The starter behind Redis Sentinel, configured the usual way ({@code spring.data.redis.sentinel.*}). */
 class SentinelGuardTests {
@@ -62,7 +62,7 @@ class SentinelGuardTests {
                 connection.serverCommands().flushAll();
             }
             assertThat(directory.find(absentKey)).as("bypassed while the filter is gone").isEqualTo(absentKey);
-            await("re-warmed through Sentinel", Duration.ofSeconds(30), filter::isReady);
+            Await.until("re-warmed through Sentinel", Duration.ofSeconds(30), filter::isReady);
             assertThatThrownBy(() -> directory.find(absentKey)).isInstanceOf(BloomGuardRejectedException.class);
             long created = directory.create();
             assertThat(directory.find(created)).isEqualTo(created);

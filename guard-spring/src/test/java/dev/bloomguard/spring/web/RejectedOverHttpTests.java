@@ -27,6 +27,7 @@ import dev.bloomguard.spring.BloomGuard;
 import dev.bloomguard.spring.BootNames;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.TestHttp;
+import dev.bloomguard.testsupport.AbsentKeys;
 import reactor.core.publisher.Mono;
 
 /**
@@ -66,8 +67,7 @@ class RejectedOverHttpTests {
 
     /** A thing the filter says is definitely absent. */
     static long absentThing(BloomFilterRegistry registry) {
-        return LongStream.rangeClosed(1_000, 2_000)
-                .filter(id -> registry.filter("thing").check(id) == Membership.ABSENT).findFirst().orElseThrow();
+        return AbsentKeys.first(1, LongStream.rangeClosed(1_000, 2_000), id -> registry.filter("thing").check(id) == Membership.ABSENT).get(0);
     }
 
     @Test
