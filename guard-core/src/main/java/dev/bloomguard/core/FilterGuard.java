@@ -2,8 +2,10 @@ package dev.bloomguard.core;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
+import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.redis.BitmapStoreException;
 
 /**
@@ -45,15 +47,23 @@ public interface FilterGuard {
      */
     CompletableFuture<List<Membership>> checkAllAsync(Collection<?> keys);
 
-    /** False only when the key is definitely absent; "cannot tell" is {@code true}. */
-    boolean mightContain(Object key);
+    /**
+     * False only when the key is definitely absent; "cannot tell" is {@code true}. The one thing
+     * easy to get wrong: treating "cannot tell" as "absent" would block real keys.
+     */
+    default boolean mightContain(Object key) {
+        return check(key) != Membership.ABSENT;
+    }
 
     /**
      * Adds {@code key}: it is journaled for the next swap and its bits are set, before this returns.
      *
      * @throws BitmapStoreException when Redis fails; the key may then be missing until the next load
      */
-    void add(Object key);
+    default void add(Object key) {
+        Objects.requireNonNull(key, "key");
+        addAll(List.of(key));
+    }
 
     /**
      * Adds every non-null key of {@code keys}: one round trip per shard they fall in, per chunk of
@@ -69,4 +79,26 @@ public interface FilterGuard {
      * {@link BitmapStoreException} when Redis refused or did not answer.
      */
     CompletableFuture<Void> addAllAsync(Collection<?> keys);
+
+    /**
+     * Forgets any remembered miss of {@code added}, keys added a moment ago (see {@link #addAll}),
+     * in this filter's generation and in every other generation it writes to during a rolling
+     * change (whose instances remember misses under their own keys): the starter calls it once
+     * more after the commit of a transaction that added them, since a lookup may not see their
+     * rows until then. Completes once Redis has done it.
+     */
+    CompletableFuture<Void> forgetMissesAsync(Collection<?> added);
+
+    /**
+     * Whether {@code key} is remembered as absent ({@link RememberedMisses#isRememberedAsync}):
+     * false at once without remembered misses or when this instance's generation does not answer
+     * its own checks (a rolling change, before it is loaded covering every writer).
+     */
+    CompletableFuture<Boolean> isRememberedMissAsync(Object key, String scope);
+
+    /**
+     * Remembers that the lookup {@code scope} (a method), guarded by a check begun at
+     * {@code checkStartedNanos}, found nothing for {@code key}.
+     */
+    CompletableFuture<Boolean> rememberMissAsync(Object key, String scope, long checkStartedNanos);
 }

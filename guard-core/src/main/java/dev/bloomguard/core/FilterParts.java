@@ -1,0 +1,116 @@
+package dev.bloomguard.core;
+
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+
+import org.slf4j.LoggerFactory;
+
+import dev.bloomguard.core.check.FilterChecks;
+import dev.bloomguard.core.check.NotReadySignals;
+import dev.bloomguard.core.events.FilterEvents;
+import dev.bloomguard.core.events.PeerEvents;
+import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.load.FilterLoader;
+import dev.bloomguard.core.load.LoadLock;
+import dev.bloomguard.core.mirror.BitmapMirror;
+import dev.bloomguard.core.mirror.TrustLease;
+import dev.bloomguard.core.misses.RememberedMisses;
+import dev.bloomguard.core.rollout.FilterGenerations;
+import dev.bloomguard.core.status.StatusReader;
+import dev.bloomguard.core.write.FilterWrites;
+import dev.bloomguard.core.write.JournalUpkeep;
+import dev.bloomguard.core.write.RewindWatch;
+
+/**
+ * The parts of one generation of a filter, wired together once from its {@link FilterSetup}: the
+ * one place that knows which part hears which. The façade ({@link RedisBloomFilter}) only routes
+ * to them; its logger is every part's (see {@link FilterContext#log}).
+ */
+final class FilterParts {
+
+    final FilterContext filter;
+    final int maxBatchSize;
+    final BitmapMirror mirror;
+    final RememberedMisses misses;
+    /** With a mirror that trusts its clear bits: what keeps them trustworthy. */
+    final TrustLease trust;
+    final FilterGenerations generations;
+    /** Adds, swaps and remembered misses, told to and heard from other instances. */
+    final FilterEvents events;
+    final NotReadySignals signals;
+    final FilterChecks checks;
+    final FilterWrites writes;
+    final JournalUpkeep journal;
+    final RewindWatch rewinds;
+    final FilterLoader loader;
+    final LoadLock lock;
+    final StatusReader status;
+    /** See {@link RedisBloomFilter#setBlockingSuspended}; read when a check is sent and when its reply is read. */
+    volatile boolean blockingSuspended;
+
+    /** What every part shares; made first, since the rollout's parts read the façade's identity as they are built. */
+    static FilterContext context(FilterSetup setup) {
+        FilterKeys keys = FilterKeys.of(setup.keyPrefix, setup.name, setup.geometry, setup.keyType, setup.hash.id());
+        return new FilterContext(setup.name, setup.geometry, setup.keyType, setup.hash, keys, setup.store,
+                setup.checkTimeout, setup.instanceId, setup.background, LoggerFactory.getLogger(RedisBloomFilter.class));
+    }
+
+    /** @param facade answers {@code name()}, {@code keys()} and the rest of its identity from {@code filter} already */
+    FilterParts(FilterSetup setup, FilterContext filter, RedisBloomFilter facade) {
+        String name = setup.name;
+        Executor background = setup.background;
+        FilterKeys keys = filter.keys();
+        this.filter = filter;
+        this.maxBatchSize = setup.maxBatchSize;
+        this.events = FilterEvents.of(name, keys.events(), setup.store);
+        // A mirror that blocks on its clear bits must hear every add: see TrustLease.
+        BitmapMirror[] mirrored = new BitmapMirror[1];
+        this.trust = setup.mirror == null || !setup.mirror.trustAbsent() ? null
+                : new TrustLease(name, keys.meta(), events, () -> mirrored[0].clear());
+        this.mirror = setup.mirror == null ? null
+                : new BitmapMirror(name, keys::live, setup.geometry, setup.store, setup.mirror,
+                        trust == null ? events::hearing : trust::trusts, background);
+        mirrored[0] = mirror;
+        this.misses = setup.misses == null ? null
+                : new RememberedMisses(name, keys, setup.store, setup.misses, setup.checkTimeout, events);
+        NotReadySignals[] signalled = new NotReadySignals[1];
+        this.generations = setup.rolloutHeartbeat == null ? null
+                : new FilterGenerations(facade, setup.store, setup.keyPrefix, setup.instanceId,
+                        setup.rolloutHeartbeat, setup.rolloutGrace, setup.otherGenerations(),
+                        () -> background.execute(() -> signalled[0].notReady()));
+        Consumer<RedisBloomFilter> notReadyListener = setup.notReadyListener;
+        this.signals = new NotReadySignals(filter, generations,
+                notReadyListener == null ? null : () -> notReadyListener.accept(facade));
+        signalled[0] = signals;
+        this.checks = new FilterChecks(filter, mirror, () -> blockingSuspended, signals::notReady);
+        this.journal = new JournalUpkeep(filter, setup.journalRetention, setup.journalCapacity);
+        this.rewinds = new RewindWatch(filter, mirror, events, generations, signals::notReady);
+        this.writes = new FilterWrites(filter, mirror, misses, events, rewinds, journal);
+        this.loader = new FilterLoader(filter, setup.keyPrefix, generations, events, mirror, misses, setup.maxShrink,
+                journal, setup.resizePolicy);
+        this.lock = new LoadLock(filter);
+        this.status = new StatusReader(filter, checks, loader, lock, setup.resizedFrom);
+    }
+
+    /** Starts what listens: the resize hook, other instances' events, the mirror's trust. */
+    void start(FilterSetup setup) {
+        if (generations != null && setup.resizedLoadListener != null) {
+            Consumer<RedisBloomFilter> listener = setup.resizedLoadListener;
+            generations.onResizedToLoad(resized -> filter.background().execute(() -> listener.accept(resized)));
+        }
+        if (mirror != null || misses != null && misses.settings().shared()) {
+            events.listen(new PeerEvents(filter.geometry().shards(), mirror, misses, trust), filter.background());
+        }
+        if (trust != null) {
+            trust.start();
+        }
+    }
+
+    /** Stops listening for other instances' adds; the filter keeps working without its mirror's updates. */
+    void close() {
+        if (trust != null) {
+            trust.close();
+        }
+        events.close();
+    }
+}

@@ -1,0 +1,161 @@
+package dev.bloomguard.core;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import dev.bloomguard.core.check.Verdicts;
+import dev.bloomguard.core.rollout.FilterGenerations;
+
+/**
+ * Which generation a call of the façade goes to: checks to the one that answers now (this one,
+ * another during a rolling change, or none: not ready), adds to every one written, remembered
+ * misses only to this one while it answers itself; and large batches in chunks of
+ * {@code maxBatchSize}. Outside a rollout every call goes to this generation's parts.
+ *
+ * <p>A check answered by another generation is still this instance's: this instance's
+ * {@link RedisBloomFilter#setBlockingSuspended suspension} turns its "absent" into not ready.
+ */
+final class GenerationRouting {
+
+    private final RedisBloomFilter self;
+    private final FilterParts own;
+    private final FilterGenerations generations;
+
+    GenerationRouting(RedisBloomFilter self, FilterParts own) {
+        this.self = self;
+        this.own = own;
+        this.generations = own.generations;
+    }
+
+    /** The generation that answers checks now: this one, another during a rolling change, or null when none can. */
+    private RedisBloomFilter answering() {
+        return generations == null ? self : generations.answering();
+    }
+
+    Membership check(Object key) {
+        RedisBloomFilter answering = answering();
+        if (answering == self) {
+            return own.checks.check(key);
+        }
+        if (answering == null) {
+            own.signals.noGenerationAnswers();
+            return Membership.NOT_READY;
+        }
+        boolean suspended = own.blockingSuspended; // when sent; see Probe#suspended
+        return Verdicts.suspendedAbsent(answering.check(key), suspended || own.blockingSuspended);
+    }
+
+    CompletableFuture<Membership> checkAsync(Object key) {
+        RedisBloomFilter answering = answering();
+        if (answering == self) {
+            return own.checks.checkAsync(key);
+        }
+        if (answering == null) {
+            own.signals.noGenerationAnswers();
+            return CompletableFuture.completedFuture(Membership.NOT_READY);
+        }
+        boolean suspended = own.blockingSuspended;
+        return answering.checkAsync(key)
+                .thenApply(answer -> Verdicts.suspendedAbsent(answer, suspended || own.blockingSuspended));
+    }
+
+    List<Membership> checkAll(Collection<?> keys) {
+        if (keys.size() > own.maxBatchSize) {
+            return Chunks.map(keys, own.maxBatchSize, this::checkAll);
+        }
+        RedisBloomFilter answering = answering();
+        if (answering == self) {
+            return own.checks.checkAll(keys);
+        }
+        if (answering == null) {
+            own.signals.noGenerationAnswers();
+            return Verdicts.notReady(keys);
+        }
+        boolean suspended = own.blockingSuspended;
+        return Verdicts.suspendedAbsent(answering.checkAll(keys), suspended || own.blockingSuspended);
+    }
+
+    CompletableFuture<List<Membership>> checkAllAsync(Collection<?> keys) {
+        if (keys.size() > own.maxBatchSize) {
+            return Chunks.mapAsync(keys, own.maxBatchSize, this::checkAllAsync);
+        }
+        RedisBloomFilter answering = answering();
+        if (answering == self) {
+            return own.checks.checkAllAsync(keys);
+        }
+        if (answering == null) {
+            own.signals.noGenerationAnswers();
+            return CompletableFuture.completedFuture(Verdicts.notReady(keys));
+        }
+        boolean suspended = own.blockingSuspended;
+        return answering.checkAllAsync(keys)
+                .thenApply(answers -> Verdicts.suspendedAbsent(answers, suspended || own.blockingSuspended));
+    }
+
+    /** See {@link RedisBloomFilter#isAnsweringSuspended}. */
+    boolean isAnsweringSuspended() {
+        RedisBloomFilter answering = generations == null ? null : generations.answering();
+        return answering != null && answering != self ? answering.isBlockingSuspended() : own.blockingSuspended;
+    }
+
+    void addAll(Collection<?> keys) {
+        if (keys.size() > own.maxBatchSize) {
+            Chunks.forEach(keys, own.maxBatchSize, this::addAll);
+            return;
+        }
+        own.writes.addAll(keys, () -> {
+            if (generations != null) {
+                generations.addToOthers(keys);
+            }
+        });
+    }
+
+    CompletableFuture<Void> addAllAsync(Collection<?> keys) {
+        if (keys.size() > own.maxBatchSize) {
+            return Chunks.forEachAsync(keys, own.maxBatchSize, this::addAllAsync);
+        }
+        return own.writes.addAllAsync(keys, () -> generations == null ? CompletableFuture.completedFuture(null)
+                : generations.addToOthersAsync(keys));
+    }
+
+    /** In this generation and every other one written (whose instances remember misses under their own keys). */
+    CompletableFuture<Void> forgetMissesAsync(Collection<?> added) {
+        CompletableFuture<Void> forgotten = own.writes.forgetOwnMissesAsync(added);
+        if (generations != null) {
+            for (RedisBloomFilter other : generations.others()) {
+                forgotten = forgotten.thenCombine(other.parts().writes.forgetOwnMissesAsync(added),
+                        (mine, theirs) -> null);
+            }
+        }
+        return forgotten;
+    }
+
+    CompletableFuture<Boolean> isRememberedMissAsync(Object key, String scope) {
+        return own.misses == null || !answersItself() ? CompletableFuture.completedFuture(Boolean.FALSE)
+                : own.misses.isRememberedAsync(own.filter.canonical(key), scope);
+    }
+
+    CompletableFuture<Boolean> rememberMissAsync(Object key, String scope, long checkStartedNanos) {
+        return own.misses == null || !answersItself() ? CompletableFuture.completedFuture(Boolean.FALSE)
+                : own.misses.rememberAsync(own.filter.canonical(key), scope, checkStartedNanos);
+    }
+
+    /**
+     * Whether this filter's own generation answers its checks. Misses are remembered, and
+     * confirmed, under the own generation's keys, where only the writers that know it mark and
+     * forget their adds: while another generation answers (a rolling change, before the own one
+     * is loaded covering every writer), a writer that does not know the own one yet adds without
+     * a trace there, and its key's miss would be remembered after its add.
+     */
+    private boolean answersItself() {
+        return generations == null || generations.answering() == self;
+    }
+
+    /** While a grown generation answers, its state, shown as this filter's resized one. */
+    FilterStatus status() {
+        Optional<RedisBloomFilter> resized = generations == null ? Optional.empty() : generations.answeringResized();
+        return resized.isPresent() ? own.status.resized(resized.get().status()) : own.status.read();
+    }
+}
