@@ -1,21 +1,32 @@
 package dev.bloomguard.core;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.slf4j.LoggerFactory;
 
+import dev.bloomguard.core.FilterEvent.Cause;
 import dev.bloomguard.core.check.FilterChecks;
 import dev.bloomguard.core.check.NotReadySignals;
 import dev.bloomguard.core.events.FilterEvents;
 import dev.bloomguard.core.events.PeerEvents;
+import dev.bloomguard.core.hash.KeyHash;
+import dev.bloomguard.core.internal.EventPublisher;
 import dev.bloomguard.core.internal.FilterContext;
 import dev.bloomguard.core.load.FilterLoader;
 import dev.bloomguard.core.load.LoadLock;
 import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.mirror.TrustLease;
 import dev.bloomguard.core.misses.RememberedMisses;
+import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.rollout.FilterGenerations;
+import dev.bloomguard.core.rollout.FilterResize;
+import dev.bloomguard.core.rollout.GenerationDescriptor;
 import dev.bloomguard.core.status.StatusReader;
 import dev.bloomguard.core.write.FilterWrites;
 import dev.bloomguard.core.write.JournalUpkeep;
@@ -45,6 +56,8 @@ final class FilterParts {
     final FilterLoader loader;
     final LoadLock lock;
     final StatusReader status;
+    /** Tells the builder's listeners of this generation's events. */
+    final EventPublisher publisher;
     /** See {@link RedisBloomFilter#setBlockingSuspended}; read when a check is sent and when its reply is read. */
     volatile boolean blockingSuspended;
 
@@ -52,7 +65,8 @@ final class FilterParts {
     static FilterContext context(FilterSetup setup) {
         FilterKeys keys = FilterKeys.of(setup.keyPrefix, setup.name, setup.geometry, setup.keyType, setup.hash.id());
         return new FilterContext(setup.name, setup.geometry, setup.keyType, setup.hash, keys, setup.store,
-                setup.checkTimeout, setup.instanceId, setup.background, LoggerFactory.getLogger(RedisBloomFilter.class));
+                setup.checkTimeout, setup.instanceId, setup.background,
+                LoggerFactory.getLogger(RedisBloomFilter.class));
     }
 
     /** @param facade answers {@code name()}, {@code keys()} and the rest of its identity from {@code filter} already */
@@ -76,20 +90,35 @@ final class FilterParts {
         NotReadySignals[] signalled = new NotReadySignals[1];
         this.generations = setup.rolloutHeartbeat == null ? null
                 : new FilterGenerations(facade, setup.store, setup.keyPrefix, setup.instanceId,
-                        setup.rolloutHeartbeat, setup.rolloutGrace, setup.otherGenerations(),
-                        () -> background.execute(() -> signalled[0].notReady()));
-        Consumer<RedisBloomFilter> notReadyListener = setup.notReadyListener;
+                        setup.rolloutHeartbeat, setup.rolloutGrace, otherGenerations(setup),
+                        () -> background.execute(() -> signalled[0].notReady(Cause.GENERATION_UNLOADED)));
+        this.publisher = new EventPublisher(filter, listeners(setup, facade));
         this.signals = new NotReadySignals(filter, generations,
-                notReadyListener == null ? null : () -> notReadyListener.accept(facade));
+                cause -> publisher.publish(new FilterEvent.NotReady(facade, cause)));
         signalled[0] = signals;
         this.checks = new FilterChecks(filter, mirror, () -> blockingSuspended, signals::notReady);
         this.journal = new JournalUpkeep(filter, setup.journalRetention, setup.journalCapacity);
-        this.rewinds = new RewindWatch(filter, mirror, events, generations, signals::notReady);
+        this.rewinds = new RewindWatch(filter, mirror, events, generations,
+                () -> signals.notReady(Cause.REDIS_REWOUND));
         this.writes = new FilterWrites(filter, mirror, misses, events, rewinds, journal);
         this.loader = new FilterLoader(filter, setup.keyPrefix, generations, events, mirror, misses, setup.maxShrink,
-                journal, setup.resizePolicy);
+                journal, setup.resizePolicy, report -> publisher.publish(new FilterEvent.Loaded(facade, report)));
         this.lock = new LoadLock(filter);
         this.status = new StatusReader(filter, checks, loader, lock, setup.resizedFrom);
+    }
+
+    /** The builder's listeners, and its not-ready listener as one of them. */
+    private static List<FilterListener> listeners(FilterSetup setup, RedisBloomFilter facade) {
+        List<FilterListener> listeners = new ArrayList<>(setup.listeners);
+        Consumer<RedisBloomFilter> notReady = setup.notReadyListener;
+        if (notReady != null) {
+            listeners.add(event -> {
+                if (event instanceof FilterEvent.NotReady) {
+                    notReady.accept(facade);
+                }
+            });
+        }
+        return listeners;
     }
 
     /** Starts what listens: the resize hook, other instances' events, the mirror's trust. */
@@ -112,5 +141,50 @@ final class FilterParts {
             trust.close();
         }
         events.close();
+    }
+
+    /**
+     * Builds the other generations of this filter met during a rolling change, with the
+     * builder's settings as they are now (a later change to the builder does not reach them).
+     */
+    private static Function<String, RedisBloomFilter> otherGenerations(FilterSetup setup) {
+        String name = setup.name;
+        BitmapStore store = setup.store;
+        String prefix = setup.keyPrefix;
+        Duration timeout = setup.checkTimeout;
+        String instance = setup.instanceId;
+        KeyHash own = setup.hash;
+        Duration retention = setup.journalRetention;
+        long capacity = setup.journalCapacity;
+        int batch = setup.maxBatchSize;
+        RememberedMisses.Settings remembered = setup.misses;
+        FilterResize.Policy resize = setup.resizePolicy;
+        Executor executor = setup.background;
+        return descriptor -> RedisBloomFilter.builder(name, GenerationDescriptor.geometry(descriptor), store)
+                .keyPrefix(prefix).checkTimeout(timeout).instanceId(instance)
+                .keyType(GenerationDescriptor.keyType(descriptor))
+                .hash(hashOf(store, name, own, prefix, GenerationDescriptor.hashId(descriptor)))
+                .journalRetention(retention)
+                .journalCapacity(capacity).maxBatchSize(batch).rememberMisses(remembered).autoResize(resize)
+                .background(executor).build();
+    }
+
+    /**
+     * The hash of another generation of this filter: its own when the ids match, else one whose
+     * secret Redis holds. One this instance cannot find cannot be written to: the heartbeat that
+     * meets it fails, so that this instance soon neither answers nor adds (bypass, adds retried)
+     * rather than leave keys out of a generation that others read.
+     */
+    private static KeyHash hashOf(BitmapStore store, String name, KeyHash own, String prefix, String hashId) {
+        if (hashId.equals(own.id())) {
+            return own;
+        }
+        if (hashId.equals(KeyHash.murmur3().id())) {
+            return KeyHash.murmur3();
+        }
+        return HashSecrets.find(store, prefix, name, hashId).orElseThrow(() -> new BitmapStoreException("filter '"
+                + name + "': another instance uses a generation hashed with siphash " + hashId + ", whose secret"
+                + " this instance cannot find in Redis (its instances publish it at each heartbeat), so it cannot"
+                + " add to it yet", null));
     }
 }

@@ -4,22 +4,21 @@ import static dev.bloomguard.core.internal.Arguments.checkArgument;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
-import java.util.function.Function;
 
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.mirror.MirrorSettings;
 import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.redis.BitmapStore;
-import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.rollout.FilterGenerations;
 import dev.bloomguard.core.rollout.FilterResize;
-import dev.bloomguard.core.rollout.GenerationDescriptor;
 import dev.bloomguard.core.write.AddCounts;
 
 /**
@@ -50,6 +49,7 @@ public abstract sealed class FilterSetup permits RedisBloomFilter.Builder {
     double maxShrink = 0.5;
     int maxBatchSize = 1_000;
     Consumer<RedisBloomFilter> notReadyListener;
+    final List<FilterListener> listeners = new ArrayList<>();
     MirrorSettings mirror;
     RememberedMisses.Settings misses;
     KeyType keyType;
@@ -140,10 +140,21 @@ public abstract sealed class FilterSetup permits RedisBloomFilter.Builder {
 
     /**
      * Called (on the checking thread, so it must return at once) whenever a check finds the
-     * filter missing or incomplete: the hook for scheduling a re-warm.
+     * filter missing or incomplete: the hook for scheduling a re-warm. The {@link FilterEvent.NotReady}
+     * events of a {@link #listener} say the same, with the cause.
      */
     public RedisBloomFilter.Builder onNotReady(Consumer<RedisBloomFilter> listener) {
         this.notReadyListener = listener;
+        return self();
+    }
+
+    /**
+     * Adds a listener of this filter's {@link FilterEvent}s (not ready and why, loaded, add
+     * failed); see {@link FilterListener} for the threads it is called on.
+     */
+    public RedisBloomFilter.Builder listener(FilterListener listener) {
+        checkArgument(listener != null, "listener of filter '%s' must not be null", name);
+        listeners.add(listener);
         return self();
     }
 
@@ -241,47 +252,6 @@ public abstract sealed class FilterSetup permits RedisBloomFilter.Builder {
         checkArgument(executor != null, "background executor of filter '%s' must not be null", name);
         this.background = executor;
         return self();
-    }
-
-    /**
-     * Builds the other generations of this filter met during a rolling change, with this
-     * builder's settings as they are now (a later change to the builder does not reach them).
-     */
-    Function<String, RedisBloomFilter> otherGenerations() {
-        String prefix = keyPrefix;
-        Duration timeout = checkTimeout;
-        String instance = instanceId;
-        KeyHash own = hash;
-        Duration retention = journalRetention;
-        long capacity = journalCapacity;
-        int batch = maxBatchSize;
-        RememberedMisses.Settings remembered = misses;
-        FilterResize.Policy resize = resizePolicy;
-        Executor executor = background;
-        return descriptor -> RedisBloomFilter.builder(name, GenerationDescriptor.geometry(descriptor), store)
-                .keyPrefix(prefix).checkTimeout(timeout).instanceId(instance).keyType(GenerationDescriptor.keyType(descriptor))
-                .hash(hashOf(own, prefix, GenerationDescriptor.hashId(descriptor))).journalRetention(retention)
-                .journalCapacity(capacity).maxBatchSize(batch).rememberMisses(remembered).autoResize(resize)
-                .background(executor).build();
-    }
-
-    /**
-     * The hash of another generation of this filter: its own when the ids match, else one whose
-     * secret Redis holds. One this instance cannot find cannot be written to: the heartbeat that
-     * meets it fails, so that this instance soon neither answers nor adds (bypass, adds retried)
-     * rather than leave keys out of a generation that others read.
-     */
-    private KeyHash hashOf(KeyHash own, String prefix, String hashId) {
-        if (hashId.equals(own.id())) {
-            return own;
-        }
-        if (hashId.equals(KeyHash.murmur3().id())) {
-            return KeyHash.murmur3();
-        }
-        return HashSecrets.find(store, prefix, name, hashId).orElseThrow(() -> new BitmapStoreException("filter '"
-                + name + "': another instance uses a generation hashed with siphash " + hashId + ", whose secret"
-                + " this instance cannot find in Redis (its instances publish it at each heartbeat), so it cannot"
-                + " add to it yet", null));
     }
 
     private static String defaultInstanceId() {

@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import dev.bloomguard.core.check.Verdicts;
 import dev.bloomguard.core.rollout.FilterGenerations;
@@ -105,19 +106,33 @@ final class GenerationRouting {
             Chunks.forEach(keys, own.maxBatchSize, this::addAll);
             return;
         }
-        own.writes.addAll(keys, () -> {
-            if (generations != null) {
-                generations.addToOthers(keys);
-            }
-        });
+        try {
+            own.writes.addAll(keys, () -> {
+                if (generations != null) {
+                    generations.addToOthers(keys);
+                }
+            });
+        }
+        catch (RuntimeException ex) {
+            own.publisher.publish(new FilterEvent.AddFailed(self, keys.size(), ex));
+            throw ex;
+        }
     }
 
     CompletableFuture<Void> addAllAsync(Collection<?> keys) {
         if (keys.size() > own.maxBatchSize) {
             return Chunks.forEachAsync(keys, own.maxBatchSize, this::addAllAsync);
         }
-        return own.writes.addAllAsync(keys, () -> generations == null ? CompletableFuture.completedFuture(null)
-                : generations.addToOthersAsync(keys));
+        CompletableFuture<Void> added = own.writes.addAllAsync(keys, () -> generations == null
+                ? CompletableFuture.completedFuture(null) : generations.addToOthersAsync(keys));
+        added.whenComplete((ignored, error) -> {
+            if (error != null) {
+                Throwable cause = error instanceof CompletionException wrapped && wrapped.getCause() != null
+                        ? wrapped.getCause() : error;
+                own.publisher.publish(new FilterEvent.AddFailed(self, keys.size(), cause));
+            }
+        });
+        return added; // not the stage above: callers see the failure as before
     }
 
     /** In this generation and every other one written (whose instances remember misses under their own keys). */

@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.List;
 
 import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.FilterEvent.Cause;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.internal.FilterContext;
 import dev.bloomguard.core.mirror.BitmapMirror;
@@ -90,6 +91,19 @@ final class BatchProbes {
      * @param replies Redis's replies, one per shard key, or null when the read failed
      * @param suspendedNow whether blocking is suspended as the replies are read
      */
+    /**
+     * Why {@link #answers} read {@link Membership#NOT_READY}: a shard's marker clear in
+     * {@code replies}, else blocking suspended.
+     */
+    Cause cause(List<BitSet> replies) {
+        for (int slot = 0; replies != null && slot < replies.size(); slot++) {
+            if (!replies.get(slot).get(probes.get(slot).length - 1)) {
+                return Cause.INCOMPLETE;
+            }
+        }
+        return Cause.SUSPENDED;
+    }
+
     List<Membership> answers(List<BitSet> replies, boolean suspendedNow) {
         List<Membership> result = new ArrayList<>(keys.size());
         int index = 0;

@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
+import dev.bloomguard.core.FilterEvent.Cause;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.internal.FilterContext;
 import dev.bloomguard.core.mirror.BitmapMirror;
@@ -28,14 +30,16 @@ public final class FilterChecks {
     private final FilterContext filter;
     private final BitmapMirror mirror;
     private final BooleanSupplier suspended;
-    private final Runnable notReady;
+    private final Consumer<Cause> notReady;
 
     /**
      * @param mirror the local mirror, or null
      * @param suspended whether blocking is suspended now; read when a check is sent and when its reply is read
-     * @param notReady told when a reply says the filter is missing or incomplete; must return at once
+     * @param notReady told, with the cause, when a reply says the filter is missing, incomplete or
+     *     suspended; must return at once
      */
-    public FilterChecks(FilterContext filter, BitmapMirror mirror, BooleanSupplier suspended, Runnable notReady) {
+    public FilterChecks(FilterContext filter, BitmapMirror mirror, BooleanSupplier suspended,
+            Consumer<Cause> notReady) {
         this.filter = filter;
         this.mirror = mirror;
         this.suspended = suspended;
@@ -58,7 +62,7 @@ public final class FilterChecks {
         }
         Membership answer = probe.answer(reply, mirror, suspended.getAsBoolean());
         if (answer == Membership.NOT_READY) {
-            notReady.run();
+            notReady.accept(probe.cause(reply));
         }
         return answer;
     }
@@ -76,7 +80,8 @@ public final class FilterChecks {
                     }
                     Membership answer = probe.answer(reply, mirror, suspended.getAsBoolean());
                     if (answer == Membership.NOT_READY) {
-                        filter.background().execute(notReady);
+                        Cause cause = probe.cause(reply);
+                        filter.background().execute(() -> notReady.accept(cause));
                     }
                     return answer;
                 });
@@ -99,7 +104,7 @@ public final class FilterChecks {
         }
         List<Membership> result = batch.answers(replies, suspended.getAsBoolean());
         if (result.contains(Membership.NOT_READY)) {
-            notReady.run();
+            notReady.accept(batch.cause(replies));
         }
         return result;
     }
@@ -119,7 +124,8 @@ public final class FilterChecks {
                     }
                     List<Membership> result = batch.answers(error == null ? replies : null, suspended.getAsBoolean());
                     if (result.contains(Membership.NOT_READY)) {
-                        filter.background().execute(notReady);
+                        Cause cause = batch.cause(error == null ? replies : null);
+                        filter.background().execute(() -> notReady.accept(cause));
                     }
                     return result;
                 });

@@ -1,5 +1,8 @@
 package dev.bloomguard.core.check;
 
+import java.util.function.Consumer;
+
+import dev.bloomguard.core.FilterEvent.Cause;
 import dev.bloomguard.core.internal.FilterContext;
 import dev.bloomguard.core.rollout.FilterGenerations;
 
@@ -13,24 +16,25 @@ public final class NotReadySignals {
 
     private final FilterContext filter;
     private final FilterGenerations generations;
-    private final Runnable listener;
+    private final Consumer<Cause> listener;
 
     /**
      * @param generations the filter's generations, or null outside a rollout
-     * @param listener tells the builder's not-ready listener, or null without one; must return at once
+     * @param listener tells the filter's listeners why it is not ready (a
+     *     {@link dev.bloomguard.core.FilterEvent.NotReady}); must return at once
      */
-    public NotReadySignals(FilterContext filter, FilterGenerations generations, Runnable listener) {
+    public NotReadySignals(FilterContext filter, FilterGenerations generations, Consumer<Cause> listener) {
         this.filter = filter;
         this.generations = generations;
         this.listener = listener;
     }
 
-    /** A reply found the filter missing or incomplete (or Redis lost adds): look again, and load. */
-    public void notReady() {
+    /** A reply found the filter missing, incomplete or suspended (or Redis lost adds): look again, and load. */
+    public void notReady(Cause cause) {
         if (generations != null) {
             reconsiderSoon();
         }
-        tell();
+        tell(cause);
     }
 
     /**
@@ -40,7 +44,7 @@ public final class NotReadySignals {
     public void noGenerationAnswers() {
         reconsiderSoon();
         if (generations.ownUnloaded()) {
-            tell();
+            tell(Cause.GENERATION_UNLOADED);
         }
     }
 
@@ -58,12 +62,9 @@ public final class NotReadySignals {
         }
     }
 
-    private void tell() {
-        if (listener == null) {
-            return;
-        }
+    private void tell(Cause cause) {
         try {
-            listener.run();
+            listener.accept(cause);
         }
         catch (RuntimeException ex) {
             filter.log().warn("Filter '{}': not-ready listener failed: {}", filter.name(), ex.toString());

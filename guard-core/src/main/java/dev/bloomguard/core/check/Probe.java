@@ -2,6 +2,7 @@ package dev.bloomguard.core.check;
 
 import java.util.BitSet;
 
+import dev.bloomguard.core.FilterEvent.Cause;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.internal.FilterContext;
 import dev.bloomguard.core.mirror.BitmapMirror;
@@ -35,6 +36,11 @@ record Probe(int shard, long[] offsets, Membership local, boolean suspended) {
             }
         }
         return new Probe(shard, offsets, local, suspended);
+    }
+
+    /** Why a reply read {@link Membership#NOT_READY}: its shard's marker clear, or blocking suspended. */
+    Cause cause(BitSet reply) {
+        return reply.get(offsets.length - 1) ? Cause.SUSPENDED : Cause.INCOMPLETE;
     }
 
     /** Reads Redis's reply (see {@link Verdicts}); a present key's bits go to the mirror. */

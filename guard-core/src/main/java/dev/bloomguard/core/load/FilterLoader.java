@@ -3,6 +3,7 @@ package dev.bloomguard.core.load;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.bloomguard.core.LoadRefusedException;
@@ -34,16 +35,18 @@ public final class FilterLoader {
     final OverCapacity overCapacity;
     final AtomicBoolean loading = new AtomicBoolean();
     private volatile LoadReport lastLoad;
+    private final Consumer<LoadReport> loaded;
 
     /**
      * @param generations the filter's generations, or null outside a rollout
      * @param mirror the local mirror, or null
      * @param misses the remembered misses, or null
      * @param resizePolicy how the filter grows when a load finds it over capacity; null: it does not
+     * @param loaded told of each load that swapped in, on the loading thread; must return at once
      */
     public FilterLoader(FilterContext filter, String keyPrefix, FilterGenerations generations, FilterEvents events,
             BitmapMirror mirror, RememberedMisses misses, double maxShrink, JournalUpkeep journal,
-            FilterResize.Policy resizePolicy) {
+            FilterResize.Policy resizePolicy, Consumer<LoadReport> loaded) {
         this.filter = filter;
         this.keyPrefix = keyPrefix;
         this.generations = generations;
@@ -53,6 +56,7 @@ public final class FilterLoader {
         this.maxShrink = maxShrink;
         this.journal = journal;
         this.overCapacity = new OverCapacity(filter, keyPrefix, resizePolicy);
+        this.loaded = loaded;
     }
 
     /**
@@ -129,6 +133,7 @@ public final class FilterLoader {
         LoadReport report = new LoadReport(filter.name(), count, replayed, Duration.ofNanos(System.nanoTime() - started),
                 finished);
         lastLoad = report;
+        loaded.accept(report);
         overCapacity.afterLoad(count, populations);
         return report;
     }

@@ -79,7 +79,7 @@ final class FilterFactory {
                 .journalCapacity(properties.getJournal().getCapacity())
                 .maxBatchSize(properties.getMaxBatchSize())
                 .rollout(properties.getRollout().getHeartbeatInterval(), properties.getRollout().getGracePeriod())
-                .onNotReady(filter -> warmer.ifAvailable(available -> available.onNotReady(filter)))
+                .listener(event -> warmer.ifAvailable(available -> available.onEvent(event)))
                 .keyType(keyType)
                 .hash(hash)
                 .onResizedToLoad(resized -> warmer.ifAvailable(available -> available.loadResized(resized)));

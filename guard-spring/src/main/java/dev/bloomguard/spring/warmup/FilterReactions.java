@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.bloomguard.core.FilterEvent;
 import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.RedisBloomFilter;
@@ -22,9 +23,9 @@ import dev.bloomguard.spring.warmup.FilterWarmer.Task;
 
 /**
  * How a {@link FilterWarmer} answers what a filter tells it, off the schedules: a check that
- * found the filter not ready ({@link #onNotReady}, a re-warm unless one runs, backs off, or the
- * filter is left to another query's instances) and a heartbeat that found a grown generation to
- * load ({@link #loadResized}). Called from checks' and heartbeats' threads, so each returns at
+ * found the filter not ready, and why ({@link #onNotReady}: a re-warm unless one runs, backs off,
+ * or the filter is left to another query's instances) and a heartbeat that found a grown
+ * generation to load ({@link #loadResized}). Called from checks' and heartbeats' threads, so each returns at
  * once and hands the work to the warmer's threads.
  */
 final class FilterReactions {
@@ -52,8 +53,12 @@ final class FilterReactions {
         this.metrics = metrics;
     }
 
-    /** See {@link FilterWarmer#onNotReady}. */
-    void onNotReady(RedisBloomFilter filter) {
+    /**
+     * See {@link FilterWarmer#onEvent}.
+     *
+     * @param cause why, as the check saw it; null when not known (a look again found it incomplete)
+     */
+    void onNotReady(RedisBloomFilter filter, FilterEvent.Cause cause) {
         Task task = tasks.get(filter.name());
         if (!threads.started() || task == null || task.source() == null || !task.onStartup()
                 || loads.runningLoad(filter.name()) != null) {
@@ -66,12 +71,19 @@ final class FilterReactions {
             if (schedules.leftToOtherQuery(filter.name())) {
                 // Loaded from the other query of a rolling deploy, whose instances it protects:
                 // reloading over it would only make them bypass (and soon reload over this one).
-                // Unless Redis lost it meanwhile: looked at off the check's thread, once a second.
-                lookAgainAtForeignFilter(task);
+                // Unless Redis lost it meanwhile: looked at off the check's thread, once a second,
+                // but not when the check's own reply said it is there, only suspended here.
+                if (cause != FilterEvent.Cause.SUSPENDED) {
+                    lookAgainAtForeignFilter(task);
+                }
                 return;
             }
             log.warn("Filter '{}' is not known to be built from its current warmup query; absent keys are let"
                     + " through until it is reloaded", filter.name());
+        }
+        else if (cause == FilterEvent.Cause.REDIS_REWOUND) {
+            log.warn("Filter '{}' lost adds when Redis went back in time; checks are bypassed until it is warm again",
+                    filter.name());
         }
         else {
             log.warn("Filter '{}' is missing or incomplete in Redis; checks are bypassed until it is warm again",
@@ -153,7 +165,7 @@ final class FilterReactions {
             try {
                 if (task.filter().isComplete().equals(Optional.of(false))) {
                     schedules.forgetForeign(name);
-                    onNotReady(task.filter());
+                    onNotReady(task.filter(), FilterEvent.Cause.INCOMPLETE);
                 }
             }
             catch (RuntimeException ex) {

@@ -16,6 +16,7 @@ import org.springframework.context.SmartLifecycle;
 
 import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.LoadReport;
+import dev.bloomguard.core.FilterEvent;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.rollout.FilterGenerations;
 import dev.bloomguard.spring.BloomGuardException;
@@ -194,12 +195,20 @@ public final class FilterWarmer implements SmartLifecycle {
     }
 
     /**
-     * Called from a check that found {@code filter} missing or incomplete: schedules a re-warm
-     * unless one is running or a failed one is backing off. Returns at once. Filters with
-     * {@code warmup.on-startup: false} are left to their owner's explicit loads.
+     * Hears a filter's events (its {@link dev.bloomguard.core.FilterListener}): a
+     * {@link FilterEvent.NotReady} schedules a re-warm unless one is running, a failed one is
+     * backing off, or its cause says the filter is another query's to load. Returns at once.
+     * Filters with {@code warmup.on-startup: false} are left to their owner's explicit loads.
      */
+    public void onEvent(FilterEvent event) {
+        if (event instanceof FilterEvent.NotReady notReady) {
+            reactions.onNotReady(notReady.filter(), notReady.cause());
+        }
+    }
+
+    /** As a {@link FilterEvent.NotReady} of {@code filter} whose cause is not known: see {@link #onEvent}. */
     public void onNotReady(RedisBloomFilter filter) {
-        reactions.onNotReady(filter);
+        reactions.onNotReady(filter, null);
     }
 
     /**

@@ -1,0 +1,46 @@
+package dev.bloomguard.core;
+
+/**
+ * What a filter tells its {@link FilterListener}s: that a check found it unable to answer, and
+ * why; that a load swapped in; that an add failed. The warmer, metrics and status hear of a
+ * filter's state this way, instead of asking it again.
+ */
+public sealed interface FilterEvent {
+
+    /** The filter (the generation) the event happened to. */
+    RedisBloomFilter filter();
+
+    /**
+     * A check answered {@link Membership#NOT_READY}, or the filter was made not ready: a load would
+     * let it block again, unless {@code cause} says the load must come from another query.
+     */
+    record NotReady(RedisBloomFilter filter, Cause cause) implements FilterEvent {
+    }
+
+    /** Why a filter could not answer "absent". */
+    enum Cause {
+        /** A shard's ready marker is clear: the live bitmap is missing or half-written in Redis. */
+        INCOMPLETE,
+        /**
+         * The filter is complete, but blocking is suspended ({@link FilterOperations#setBlockingSuspended}):
+         * it is not known to be built from the source this instance loads.
+         */
+        SUSPENDED,
+        /** Redis went back in time and lost adds (see {@link FilterOperations#verifyNotBehind}). */
+        REDIS_REWOUND,
+        /** During a rolling change, this instance's own generation is not loaded (or no longer counts). */
+        GENERATION_UNLOADED
+    }
+
+    /** A load of this filter swapped its bitmap in. */
+    record Loaded(RedisBloomFilter filter, LoadReport report) implements FilterEvent {
+    }
+
+    /**
+     * An add of {@code keys} keys failed with {@code error} (what the caller got, or its cause when
+     * an asynchronous add's future completed with a {@code CompletionException}): they may be missing
+     * until they are added again or the filter is loaded.
+     */
+    record AddFailed(RedisBloomFilter filter, int keys, Throwable error) implements FilterEvent {
+    }
+}
