@@ -17,9 +17,15 @@ record BloomOperations(Guard guard, Put put, ReturnKind returns) {
      * @param emptyResult what a rejected call returns, or null to throw
      * @param singleFlight whether concurrent admitted calls with equal arguments share one call ({@link SingleFlight})
      * @param misses how the call's misses are remembered, or null when the filter does not remember them
+     * @param target the filter named {@code filter}, resolved once for every call of the operation
      */
     record Guard(String filter, KeyExpression key, Supplier<Object> emptyResult, String method, boolean singleFlight,
-            Misses misses) {
+            Misses misses, OperationFilter target) {
+
+        Guard(String filter, KeyExpression key, Supplier<Object> emptyResult, String method, boolean singleFlight,
+                Misses misses) {
+            this(filter, key, emptyResult, method, singleFlight, misses, new OperationFilter(filter));
+        }
 
         /** Whether the filter remembers misses of this method's keys. */
         boolean remembersMisses() {
@@ -56,7 +62,12 @@ record BloomOperations(Guard guard, Put put, ReturnKind returns) {
     /**
      * @param singleFlight whether the filter has {@code single-flight}: the put then ends the
      *     joining of flights that may have missed its row ({@link SingleFlight#writing})
+     * @param target the filter named {@code filter}, resolved once for every call of the operation
      */
-    record Put(String filter, KeyExpression key, String method, boolean singleFlight) {
+    record Put(String filter, KeyExpression key, String method, boolean singleFlight, OperationFilter target) {
+
+        Put(String filter, KeyExpression key, String method, boolean singleFlight) {
+            this(filter, key, method, singleFlight, new OperationFilter(filter));
+        }
     }
 }

@@ -46,7 +46,7 @@ final class GuardChecks {
         if (key == null) {
             return Admission.ADMITTED;
         }
-        RedisBloomFilter filter = dependencies.filter(guard.filter());
+        RedisBloomFilter filter = guard.target().in(dependencies);
         GuardObservations.Pending observation = dependencies.observations().check(guard.filter());
         long started = System.nanoTime();
         boolean addsPending = pendingAdds.holds(guard.filter());
@@ -83,7 +83,7 @@ final class GuardChecks {
         if (key == null) {
             return CompletableFuture.completedFuture(Admission.ADMITTED);
         }
-        RedisBloomFilter filter = dependencies.filter(guard.filter());
+        RedisBloomFilter filter = guard.target().in(dependencies);
         GuardObservations.Pending observation = dependencies.observations().check(guard.filter());
         long started = System.nanoTime();
         boolean addsPending = pendingAdds.holds(guard.filter());
@@ -120,7 +120,7 @@ final class GuardChecks {
      * blocked now and counted so, without a second query.
      */
     boolean rememberedSinceCheck(BloomOperations.Guard guard, Admission admission) {
-        if (dependencies.filter(guard.filter()).isRememberedMissAsync(admission.missKey(), guard.misses().scope())
+        if (guard.target().in(dependencies).isRememberedMissAsync(admission.missKey(), guard.misses().scope())
                 .join()) {
             dependencies.metrics().record(guard.filter(), CheckOutcome.BLOCKED, CheckReason.REMEMBERED, -1);
             return true;
@@ -158,7 +158,7 @@ final class GuardChecks {
             reason = CheckReason.SUSPENDED;
         }
         else if (outcome == CheckOutcome.BYPASSED) {
-            reason = bypassReason(dependencies.filter(guard.filter()), answer);
+            reason = bypassReason(guard.target().in(dependencies), answer);
         }
         dependencies.metrics().record(guard.filter(), outcome, reason, elapsedNanos);
         observation.stop(outcome.tag(), null);

@@ -38,9 +38,9 @@ final class KeyAdds {
         this.flights = flights;
     }
 
-    /** The filter {@code name}, as a put adds to it. */
-    RedisBloomFilter filter(String name) {
-        return dependencies.filter(name);
+    /** The filter {@code put} adds to. */
+    RedisBloomFilter filter(BloomOperations.Put put) {
+        return put.target().in(dependencies);
     }
 
     /** A put to {@code filter} has just committed, outside any thread-bound transaction (a reactive one's). */
@@ -61,7 +61,7 @@ final class KeyAdds {
         if (key == null) {
             return;
         }
-        RedisBloomFilter filter = dependencies.filter(put.filter());
+        RedisBloomFilter filter = put.target().in(dependencies);
         int keys = key instanceof List<?> batch ? batch.size() : 1;
         GuardObservations.Pending observation = dependencies.observations().put(put.filter());
         try {
@@ -110,7 +110,7 @@ final class KeyAdds {
             if (key == null) {
                 return CompletableFuture.completedFuture(List.of());
             }
-            RedisBloomFilter filter = dependencies.filter(put.filter());
+            RedisBloomFilter filter = put.target().in(dependencies);
             List<?> keys = key instanceof List<?> batch ? batch : List.of(key);
             // A future completed on the caller's thread inside its transaction: forgotten again at commit.
             forgetAgainAfterCommit(filter, keys);

@@ -54,7 +54,7 @@ final class MissRecorder {
             return DONE;
         }
         try {
-            return dependencies.filter(guard.filter())
+            return guard.target().in(dependencies)
                     .rememberMissAsync(admission.missKey(), guard.misses().scope(), admission.checkStarted())
                     .handle((remembered, error) -> null);
         }

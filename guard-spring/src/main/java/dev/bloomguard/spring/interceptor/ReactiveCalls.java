@@ -176,7 +176,7 @@ final class ReactiveCalls {
         Runnable written = put.singleFlight() ? () -> adds.written(put.filter()) : () -> { };
         return Mono.defer(() -> Mono.fromFuture(adds.addAsync(put, target, arguments, value), true))
                 .flatMap(keys -> keys.isEmpty() ? Mono.empty()
-                        : forgetAgainAfterCommit(adds.filter(put.filter()), keys, written));
+                        : forgetAgainAfterCommit(adds.filter(put), keys, written));
     }
 
     /**
