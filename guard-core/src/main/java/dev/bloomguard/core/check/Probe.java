@@ -1,5 +1,6 @@
 package dev.bloomguard.core.check;
 
+import java.util.Arrays;
 import java.util.BitSet;
 
 import dev.bloomguard.core.FilterEvent.Cause;
@@ -9,7 +10,8 @@ import dev.bloomguard.core.mirror.BitmapMirror;
 
 /**
  * One key's probes: its shard, its k offsets there and the ready marker's offset last, as one
- * {@code BITFIELD_RO} reads them; {@code local} is the mirror's answer when it needs no Redis.
+ * {@code BITFIELD_RO} reads them; {@code local} is the mirror's answer when it needs no Redis
+ * (and then the only field to read).
  *
  * @param suspended whether blocking was suspended when the check was sent. Read only when the
  *     reply arrives, it could be lifted by a load of the own query that swapped in after Redis read
@@ -18,24 +20,44 @@ import dev.bloomguard.core.mirror.BitmapMirror;
  */
 record Probe(int shard, long[] offsets, Membership local, boolean suspended) {
 
+    /** Answered from memory: no offsets, as nothing is sent. */
+    private static final Probe PRESENT_IN_MEMORY = new Probe(-1, null, Membership.PRESENT, false);
+    private static final Probe ABSENT_IN_MEMORY = new Probe(-1, null, Membership.ABSENT, false);
+
+    /**
+     * Where a key's offsets are worked out before the mirror looks them up: a hit then allocates
+     * nothing. Only ever lent for that lookup; a probe that goes to Redis gets a copy of its own,
+     * as its reply may be read on another thread while this one checks its next key.
+     */
+    private static final ThreadLocal<long[]> OFFSETS = ThreadLocal.withInitial(() -> new long[16]);
+
     /** Probes {@code key}; reads whether blocking is suspended now, before anything is sent. */
     static Probe of(FilterContext filter, BitmapMirror mirror, Object key, boolean suspended) {
         int hashes = filter.geometry().hashes();
-        long[] offsets = new long[hashes + 1];
+        long[] offsets = mirror == null ? new long[hashes + 1] : lent(hashes + 1);
         int shard = filter.place(key, offsets, 0);
         offsets[hashes] = filter.geometry().markerOffset();
-        Membership local = null;
-        if (mirror != null) {
-            BitmapMirror.Local found = mirror.lookup(shard, offsets, hashes);
-            if (found == BitmapMirror.Local.PRESENT) {
-                local = Membership.PRESENT;
-            }
-            else if (found == BitmapMirror.Local.CLEAR_BIT && mirror.trustsAbsent() && !suspended
-                    && mirror.knowsClear(shard, offsets, hashes) && mirror.knowsSet(shard, offsets[hashes])) {
-                local = Membership.ABSENT;
-            }
+        if (mirror == null) {
+            return new Probe(shard, offsets, null, suspended);
         }
-        return new Probe(shard, offsets, local, suspended);
+        BitmapMirror.Local found = mirror.lookup(shard, offsets, hashes);
+        if (found == BitmapMirror.Local.PRESENT) {
+            return PRESENT_IN_MEMORY;
+        }
+        if (found == BitmapMirror.Local.CLEAR_BIT && mirror.trustsAbsent() && !suspended
+                && mirror.knowsClear(shard, offsets, hashes) && mirror.knowsSet(shard, offsets[hashes])) {
+            return ABSENT_IN_MEMORY;
+        }
+        return new Probe(shard, Arrays.copyOf(offsets, hashes + 1), null, suspended);
+    }
+
+    private static long[] lent(int length) {
+        long[] offsets = OFFSETS.get();
+        if (offsets.length < length) {
+            offsets = new long[length];
+            OFFSETS.set(offsets);
+        }
+        return offsets;
     }
 
     /** Why a reply read {@link Membership#NOT_READY}: its shard's marker clear, or blocking suspended. */

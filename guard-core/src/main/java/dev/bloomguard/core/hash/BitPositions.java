@@ -8,11 +8,18 @@ package dev.bloomguard.core.hash;
  *
  * <p>This is stored format. A golden test pins the offsets of known keys; a change here makes
  * every filter in Redis answer "absent" for keys it holds. Integer keys, the common case, are
- * written as decimal digits straight into a small buffer instead of going through a String.
+ * written as decimal digits straight into a small per-thread buffer instead of going through a String.
  */
 public final class BitPositions {
 
     private static final int MAX_LONG_DIGITS = 20;
+
+    /**
+     * Where an integer key's digits are written to be hashed, one buffer per thread, so that a
+     * check allocates nothing. Nothing runs between writing and hashing them that could hash
+     * another key on the same thread.
+     */
+    private static final ThreadLocal<byte[]> DIGITS = ThreadLocal.withInitial(() -> new byte[MAX_LONG_DIGITS]);
 
     private BitPositions() {
     }
@@ -41,7 +48,7 @@ public final class BitPositions {
      */
     public static int fillSharded(KeyHash hash, Object key, long bits, int hashes, int shards, long[] into, int from) {
         if (key instanceof Long || key instanceof Integer || key instanceof Short || key instanceof Byte) {
-            byte[] digits = new byte[MAX_LONG_DIGITS];
+            byte[] digits = DIGITS.get();
             int length = decimal(((Number) key).longValue(), digits);
             return fillFromBytes(hash, digits, length, bits, hashes, shards, into, from);
         }

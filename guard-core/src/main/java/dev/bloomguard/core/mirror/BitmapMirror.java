@@ -36,6 +36,10 @@ import dev.bloomguard.core.redis.CircuitBreaker;
  * this instance hears them ({@code hearing}), and the owner empties the mirror ({@link #clear})
  * each time its subscription is confirmed again, since what was published while it was away is
  * lost.
+ *
+ * <p>A hit reads its pages from a page table, an array indexed by page in front of the cache
+ * (a cache lookup per bit, with its boxed index, was most of a hit's cost): see {@link PageTable}
+ * for how it stays within what the cache holds.
  */
 public final class BitmapMirror {
 
@@ -59,6 +63,7 @@ public final class BitmapMirror {
     private final long pageBits;
     private final long pagesPerShard;
     private final LoadingCache<Long, Page> pages;
+    private final PageTable table;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     private final LongAdder confirmed = new LongAdder();
@@ -84,9 +89,11 @@ public final class BitmapMirror {
         this.pageBits = settings.pageBytes() * 8L;
         this.pagesPerShard = geometry.markerOffset() / pageBits + 1;
         long lastPage = pagesPerShard * geometry.shards() - 1;
+        this.table = new PageTable(lastPage + 1, name);
         this.pages = Caffeine.newBuilder()
                 .maximumWeight(settings.maxMemoryBytes())
                 .weigher((Long index, Page page) -> page.bytes.length)
+                .evictionListener(table::evicted)
                 .refreshAfterWrite(settings.refreshAfter())
                 .executor(loader)
                 .build(new CacheLoader<Long, Page>() {
@@ -99,7 +106,9 @@ public final class BitmapMirror {
                     @Override
                     public Page reload(Long index, Page previous) {
                         try {
-                            return load(index);
+                            Page fresh = load(index);
+                            previous.replaced();
+                            return fresh;
                         }
                         catch (RuntimeException ex) {
                             log.debug("Filter '{}': mirror page {} not refreshed: {}", name, index, ex.getMessage());
@@ -118,8 +127,27 @@ public final class BitmapMirror {
         long appliedBefore = applied.get(stripe(index));
         long swapsBefore = swaps.get();
         byte[] bytes = store.getRange(shardKey.apply((int) (index / pagesPerShard)), start, start + settings.pageBytes() - 1);
-        Page page = new Page(settings.pageBytes(), appliedBefore, swapsBefore);
-        System.arraycopy(bytes, 0, page.bytes, 0, Math.min(bytes.length, page.bytes.length));
+        return new Page(settings.pageBytes(), bytes, appliedBefore, swapsBefore);
+    }
+
+    /**
+     * The cached page at {@code index}, or null: from the table when it holds one read since the
+     * last swap, else from the cache, whose answer the table then keeps. A page read before the
+     * last swap (its load was on its way when {@link #clear} ran) holds the old bitmap, so it
+     * counts as not cached. {@code throughCache}: see {@link PageTable#throughCache}.
+     */
+    private Page cached(long index, long swapsNow, boolean throughCache) {
+        if (!throughCache) {
+            Page page = table.get(index);
+            if (page != null && page.swapsSeen == swapsNow) {
+                return page;
+            }
+        }
+        Page page = pages.getIfPresent(index);
+        if (page == null || page.swapsSeen != swapsNow) {
+            return null;
+        }
+        table.keep(index, page);
         return page;
     }
 
@@ -131,10 +159,12 @@ public final class BitmapMirror {
         boolean allCached = true;
         boolean clear = false;
         long firstPage = shard * pagesPerShard;
+        long swapsNow = swaps.get();
+        boolean throughCache = count > 0 && PageTable.throughCache(offsets[0]);
         for (int i = 0; i < count; i++) {
             long offset = offsets[i];
             long index = firstPage + offset / pageBits;
-            Page page = pages.getIfPresent(index);
+            Page page = cached(index, swapsNow, throughCache);
             if (page == null) {
                 allCached = false;
                 if (store.circuitState() != CircuitBreaker.State.OPEN) {
@@ -166,7 +196,7 @@ public final class BitmapMirror {
      */
     public boolean knowsSet(int shard, long offset) {
         long index = shard * pagesPerShard + offset / pageBits;
-        Page page = pages.getIfPresent(index);
+        Page page = cached(index, swaps.get(), false);
         if (page == null) {
             if (store.circuitState() != CircuitBreaker.State.OPEN) {
                 pages.refresh(index);
@@ -186,14 +216,15 @@ public final class BitmapMirror {
             return false;
         }
         long firstPage = shard * pagesPerShard;
+        long swapsNow = swaps.get();
         boolean clear = false;
         for (int i = 0; i < count; i++) {
             long index = firstPage + offsets[i] / pageBits;
-            Page page = pages.getIfPresent(index);
+            Page page = cached(index, swapsNow, false);
             if (page == null) {
                 return false;
             }
-            if (page.swapsSeen != swaps.get() || page.appliedSeen != applied.get(stripe(index))) {
+            if (page.appliedSeen != applied.get(stripe(index))) {
                 readAgainSoon(index, page);
                 return false;
             }
@@ -245,6 +276,7 @@ public final class BitmapMirror {
     public void clear() {
         swaps.incrementAndGet();
         pages.invalidateAll();
+        table.clear();
         log.debug("Filter '{}': mirror cleared (a swap, or adds that may not have been heard)", name);
     }
 
@@ -261,30 +293,5 @@ public final class BitmapMirror {
 
     public Duration refreshAfter() {
         return settings.refreshAfter();
-    }
-
-    /** One page of the bitmap, in Redis bit order. */
-    private static final class Page {
-
-        private final byte[] bytes;
-        /** The add counter of this page's stripe, and the swaps, when its image was read. */
-        private final long appliedSeen;
-        private final long swapsSeen;
-        /** When {@link #readAgainSoon} last asked for this page again; 0 never. */
-        private volatile long readAgainAskedAt;
-
-        Page(int size, long appliedSeen, long swapsSeen) {
-            this.bytes = new byte[size];
-            this.appliedSeen = appliedSeen;
-            this.swapsSeen = swapsSeen;
-        }
-
-        boolean get(long bit) {
-            return (bytes[(int) (bit >>> 3)] & (0x80 >>> (bit & 7))) != 0;
-        }
-
-        synchronized void set(long bit) {
-            bytes[(int) (bit >>> 3)] |= (byte) (0x80 >>> (bit & 7));
-        }
     }
 }
