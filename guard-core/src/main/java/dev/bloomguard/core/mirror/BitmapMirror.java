@@ -62,6 +62,7 @@ public final class BitmapMirror {
     private final BooleanSupplier hearing;
     private final long pageBits;
     private final long pagesPerShard;
+    private final long refreshAfterNanos;
     private final LoadingCache<Long, Page> pages;
     private final PageTable table;
     private final LongAdder hits = new LongAdder();
@@ -88,6 +89,7 @@ public final class BitmapMirror {
         this.hearing = hearing;
         this.pageBits = settings.pageBytes() * 8L;
         this.pagesPerShard = geometry.markerOffset() / pageBits + 1;
+        this.refreshAfterNanos = settings.refreshAfter().toNanos();
         long lastPage = pagesPerShard * geometry.shards() - 1;
         this.table = new PageTable(lastPage + 1, name);
         this.pages = Caffeine.newBuilder()
@@ -134,12 +136,15 @@ public final class BitmapMirror {
      * The cached page at {@code index}, or null: from the table when it holds one read since the
      * last swap, else from the cache, whose answer the table then keeps. A page read before the
      * last swap (its load was on its way when {@link #clear} ran) holds the old bitmap, so it
-     * counts as not cached. {@code throughCache}: see {@link PageTable#throughCache}.
+     * counts as not cached. {@code throughCache}: see {@link PageTable#throughCache}. A page older
+     * than {@code refresh-after} is asked of the cache, whatever the key: the cache's read is what
+     * reads it again, and an add this mirror did not hear of (a swap whose publish failed) must not
+     * stay missing from it for longer than that.
      */
-    private Page cached(long index, long swapsNow, boolean throughCache) {
+    private Page cached(long index, long swapsNow, boolean throughCache, long now) {
         if (!throughCache) {
             Page page = table.get(index);
-            if (page != null && page.swapsSeen == swapsNow) {
+            if (page != null && page.swapsSeen == swapsNow && now - page.readAt < refreshAfterNanos) {
                 return page;
             }
         }
@@ -160,11 +165,12 @@ public final class BitmapMirror {
         boolean clear = false;
         long firstPage = shard * pagesPerShard;
         long swapsNow = swaps.get();
+        long now = System.nanoTime();
         boolean throughCache = count > 0 && PageTable.throughCache(offsets[0]);
         for (int i = 0; i < count; i++) {
             long offset = offsets[i];
             long index = firstPage + offset / pageBits;
-            Page page = cached(index, swapsNow, throughCache);
+            Page page = cached(index, swapsNow, throughCache, now);
             if (page == null) {
                 allCached = false;
                 if (store.circuitState() != CircuitBreaker.State.OPEN) {
@@ -196,7 +202,7 @@ public final class BitmapMirror {
      */
     public boolean knowsSet(int shard, long offset) {
         long index = shard * pagesPerShard + offset / pageBits;
-        Page page = cached(index, swaps.get(), false);
+        Page page = cached(index, swaps.get(), false, System.nanoTime());
         if (page == null) {
             if (store.circuitState() != CircuitBreaker.State.OPEN) {
                 pages.refresh(index);
@@ -217,10 +223,11 @@ public final class BitmapMirror {
         }
         long firstPage = shard * pagesPerShard;
         long swapsNow = swaps.get();
+        long now = System.nanoTime();
         boolean clear = false;
         for (int i = 0; i < count; i++) {
             long index = firstPage + offsets[i] / pageBits;
-            Page page = cached(index, swapsNow, false);
+            Page page = cached(index, swapsNow, false, now);
             if (page == null) {
                 return false;
             }
@@ -277,6 +284,9 @@ public final class BitmapMirror {
         swaps.incrementAndGet();
         pages.invalidateAll();
         table.clear();
+        // Once more: a page loaded between the first count and invalidateAll, that a checker keeps in
+        // the table after table.clear() ran, was read before the swap finished and must not answer.
+        swaps.incrementAndGet();
         log.debug("Filter '{}': mirror cleared (a swap, or adds that may not have been heard)", name);
     }
 

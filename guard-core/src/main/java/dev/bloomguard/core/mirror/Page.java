@@ -11,6 +11,8 @@ final class Page {
     /** The add counter of this page's stripe, and the swaps, when its image was read. */
     final long appliedSeen;
     final long swapsSeen;
+    /** {@link System#nanoTime} when this image was made: past {@code refresh-after}, the table no longer answers from it. */
+    final long readAt;
     /** When the mirror last asked for this page again; 0 never. */
     volatile long readAgainAskedAt;
     /** The cache no longer holds this page (evicted, dropped or replaced): the table must not answer from it. */
@@ -21,6 +23,7 @@ final class Page {
         System.arraycopy(image, 0, bytes, 0, Math.min(image.length, size));
         this.appliedSeen = appliedSeen;
         this.swapsSeen = swapsSeen;
+        this.readAt = System.nanoTime();
     }
 
     boolean gone() {

@@ -144,6 +144,27 @@ class MirrorPageTableTest {
         });
     }
 
+    /**
+     * Adversarial review of the page table: Caffeine's {@code refresh-after} fires only on a cache
+     * read, and a key whose lookups take the table never reads the cache. A page older than
+     * {@code refresh-after} must be read again however its keys reach it, or an add this mirror did
+     * not hear of (a swap whose publish failed) would stay missing from it for as long as no other
+     * key of the page goes through the cache: with {@code trust-absent}, a real key blocked.
+     */
+    @Test
+    void aPageOlderThanRefreshAfterIsReadAgainWhenOnlyItsOwnKeyIsChecked() throws Exception {
+        String key = bitmap(ON_FIRST_PAGE + 1);
+        BitmapMirror mirror = mirror(key, 1 << 20, Duration.ofMillis(200), Runnable::run);
+        lookup(mirror, ON_FIRST_PAGE);
+        assertThat(lookup(mirror, ON_FIRST_PAGE)).as("from the table").isEqualTo(BitmapMirror.Local.CLEAR_BIT);
+
+        redis.admin().setbit(key, ON_FIRST_PAGE, 1); // an add this mirror did not hear of
+        Thread.sleep(300);
+        Await.until("the page read again after refresh-after", Duration.ofSeconds(5),
+                () -> lookup(mirror, ON_FIRST_PAGE) == BitmapMirror.Local.PRESENT);
+        assertThat(lookup(mirror, ON_FIRST_PAGE + 2)).as("a bit still clear").isEqualTo(BitmapMirror.Local.CLEAR_BIT);
+    }
+
     private static BitmapMirror mirror(String key, long maxMemoryBytes, Duration refreshAfter,
             java.util.concurrent.Executor loader) {
         return new BitmapMirror(key, shard -> key, GEOMETRY, store,
