@@ -66,11 +66,18 @@ public class BloomGuardAutoConfiguration {
     /** How often an instance waiting for another's load looks again. */
     private static final java.time.Duration WAIT_POLL = java.time.Duration.ofMillis(200);
 
+    /** {@code bloom-guard.*} validated and each filter's settings converted, once: see {@link FilterSpecs}. */
+    @Bean
+    FilterSpecs bloomGuardFilterSpecs(BloomGuardProperties properties) {
+        return FilterSettingsValidator.validate(properties);
+    }
+
+    /** Takes the specifications only so that bad settings fail before a Redis connection is made. */
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(LettuceConnections.class)
-    public BitmapStore bloomGuardBitmapStore(LettuceConnections connections, BloomGuardProperties properties) {
-        FilterSettingsValidator.validate(properties);
+    public BitmapStore bloomGuardBitmapStore(LettuceConnections connections, BloomGuardProperties properties,
+            FilterSpecs specs) {
         return LettuceBitmapStore.create(connections, properties.getWriteTimeout(),
                 CircuitBreaker.create(properties.getCircuitBreaker().toSettings()));
     }
@@ -78,15 +85,14 @@ public class BloomGuardAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(BitmapStore.class)
-    public BloomFilterRegistry bloomFilterRegistry(BloomGuardProperties properties, BitmapStore store,
+    public BloomFilterRegistry bloomFilterRegistry(BloomGuardProperties properties, FilterSpecs specs, BitmapStore store,
             ObjectProvider<FilterWarmer> warmer, ObjectProvider<DataSource> primaryDataSource, BeanFactory beanFactory,
             Environment environment) {
-        FilterSettingsValidator.validate(properties);
         KeySourceBeans.resolve(properties, beanFactory);
         String keyPrefix = properties.effectiveKeyPrefix(environment.getProperty("spring.application.name"));
         Map<String, RedisBloomFilter> filters = new LinkedHashMap<>();
         FilterFactory factory = new FilterFactory(properties, store, warmer, primaryDataSource, beanFactory, keyPrefix);
-        properties.getFilters().forEach((name, settings) -> filters.put(name, factory.filter(name, settings)));
+        specs.all().forEach(spec -> filters.put(spec.name(), factory.filter(spec)));
         return new BloomFilterRegistry(filters);
     }
 

@@ -60,9 +60,11 @@ final class FilterFactory {
                 + UUID.randomUUID().toString().substring(0, 8);
     }
 
-    /** The filter {@code name}; settings already checked by {@link FilterSettingsValidator#validate}. */
-    RedisBloomFilter filter(String name, BloomGuardProperties.Filter settings) {
-        FilterGeometry configured = FilterSettingsValidator.geometry(properties, name, settings);
+    /** The filter of {@code spec}, as {@link FilterSettingsValidator#validate} converted its settings. */
+    RedisBloomFilter filter(FilterSpecs.Spec spec) {
+        String name = spec.name();
+        BloomGuardProperties.Filter settings = spec.settings();
+        FilterGeometry configured = spec.geometry();
         KeyType keyType = keyType(name, settings, primaryDataSource, beanFactory);
         if (properties.getKeyPrefix() == null && !keyPrefix.equals(BloomGuardProperties.DEFAULT_KEY_PREFIX)) {
             refuseToLeaveEarlierPrefix(store, name, configured, keyType, keyPrefix);
@@ -90,11 +92,11 @@ final class FilterFactory {
             builder.autoResize(new FilterResize.Policy(properties.getMaxFilterSize().toBytes(),
                     Math.min(FilterGeometry.MAX_BITS, properties.getMaxShardSize().toBytes() * 8)));
         }
-        if (settings.getLocalMirror().isEnabled()) {
-            builder.mirror(FilterSettingsValidator.mirrorSettings(settings.getLocalMirror()));
+        if (spec.mirror() != null) {
+            builder.mirror(spec.mirror());
         }
-        if (settings.getNegativeCache().isEnabled()) {
-            builder.rememberMisses(FilterSettingsValidator.rememberedMisses(name, settings.getNegativeCache()));
+        if (spec.misses() != null) {
+            builder.rememberMisses(spec.misses());
         }
         return builder.build();
     }

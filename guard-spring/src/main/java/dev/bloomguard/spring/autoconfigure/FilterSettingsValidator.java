@@ -28,7 +28,8 @@ final class FilterSettingsValidator {
     private FilterSettingsValidator() {
     }
 
-    static void validate(BloomGuardProperties properties) {
+    /** Every setting checked, and each filter's converted: a startup failure naming the first bad property. */
+    static FilterSpecs validate(BloomGuardProperties properties) {
         requirePositive("bloom-guard.redis-timeout", properties.getRedisTimeout());
         requirePositive("bloom-guard.write-timeout", properties.getWriteTimeout());
         if (properties.getKeyPrefix() != null && properties.getKeyPrefix().isBlank()) {
@@ -64,8 +65,9 @@ final class FilterSettingsValidator {
         catch (IllegalArgumentException ex) {
             throw new BloomGuardConfigurationException("bloom-guard.circuit-breaker: " + ex.getMessage());
         }
+        List<FilterSpecs.Spec> specs = new ArrayList<>();
         for (Map.Entry<String, BloomGuardProperties.Filter> entry : properties.getFilters().entrySet()) {
-            geometry(properties, entry.getKey(), entry.getValue());
+            FilterGeometry geometry = geometry(properties, entry.getKey(), entry.getValue());
             hash(entry.getKey(), entry.getValue());
             BloomGuardProperties.Warmup warmup = entry.getValue().getWarmup();
             Duration interval = entry.getValue().getRebuild().getInterval();
@@ -79,20 +81,23 @@ final class FilterSettingsValidator {
                         + ".rebuild.max-shrink (" + maxShrink + ") must be in [0, 1]; 1 accepts any load");
             }
             BloomGuardProperties.LocalMirror mirror = entry.getValue().getLocalMirror();
+            MirrorSettings mirrorSettings = null;
             if (mirror.isEnabled()) {
                 requireCaffeine("bloom-guard.filters." + entry.getKey() + ".local-mirror.enabled");
                 try {
-                    mirrorSettings(mirror);
+                    mirrorSettings = mirrorSettings(mirror);
                 }
                 catch (IllegalArgumentException ex) {
                     throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey() + "." + ex.getMessage());
                 }
             }
             BloomGuardProperties.NegativeCache negativeCache = entry.getValue().getNegativeCache();
+            RememberedMisses.Settings misses = null;
+            List<Class<? extends Throwable>> missExceptions = null;
             if (negativeCache.isEnabled()) {
                 requireCaffeine("bloom-guard.filters." + entry.getKey() + ".negative-cache.enabled");
-                rememberedMisses(entry.getKey(), negativeCache);
-                missExceptions(entry.getKey(), negativeCache);
+                misses = rememberedMisses(entry.getKey(), negativeCache);
+                missExceptions = missExceptions(entry.getKey(), negativeCache);
             }
             if (warmup.getKeyColumn() != null && !warmup.getKeyColumn().isBlank()
                     && (warmup.getSql() == null || warmup.getSql().isBlank())) {
@@ -120,7 +125,10 @@ final class FilterSettingsValidator {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
                         + ".warmup.fetch-size (" + warmup.getFetchSize() + ") must be at least 1");
             }
+            specs.add(new FilterSpecs.Spec(entry.getKey(), entry.getValue(), geometry, mirrorSettings, misses,
+                    missExceptions));
         }
+        return new FilterSpecs(specs);
     }
 
     /** The filter's geometry, or a startup failure naming the property that makes it impossible. */
