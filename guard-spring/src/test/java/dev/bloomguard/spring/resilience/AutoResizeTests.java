@@ -66,8 +66,7 @@ class AutoResizeTests {
     }
 
     private static void seed(int rows) {
-        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
-                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, " + rows + ") g");
+        GuardedApp.createUsers(TABLE, rows);
     }
 
     private static List<Long> seeded(int rows) {
@@ -86,13 +85,11 @@ class AutoResizeTests {
             RedisBloomFilter filter = app.getBean(BloomFilterRegistry.class).filter("user");
             List<Long> rows = new ArrayList<>(seeded(6_000));
 
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (filter.status().resizedFrom().isEmpty()) {
-                assertThat(System.nanoTime()).as("resized within 30 s").isLessThan(deadline);
+            Await.until("resized within 30 s", Duration.ofSeconds(30), Duration.ofMillis(50), () -> {
                 rows.add(directory.create());
                 assertNoneAbsent(filter, rows, "during the resize");
-                Thread.sleep(50);
-            }
+                return filter.status().resizedFrom().isPresent();
+            });
 
             FilterStatus status = filter.status();
             assertThat(status.geometry().expectedInsertions()).isEqualTo(RESIZED);
@@ -255,13 +252,11 @@ class AutoResizeTests {
 
             assertThat(admin.sync().del(grownKey)).isEqualTo(1);
 
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!answersComplete(filter, grownKey)) {
-                assertThat(System.nanoTime()).as("the grown generation loaded again within 30 s").isLessThan(deadline);
+            Await.until("the grown generation loaded again within 30 s", Duration.ofSeconds(30), Duration.ofMillis(50), () -> {
                 rows.add(directory.create());
                 assertNoneAbsent(filter, rows, "while the grown generation is lost");
-                Thread.sleep(50);
-            }
+                return answersComplete(filter, grownKey);
+            });
             assertNoneAbsent(filter, rows, "once it is loaded again");
             assertThat(filter.status().resizedFrom()).isPresent();
             assertThat(GuardedApp.rejectedWithin(directory, Duration.ofSeconds(5))).isGreaterThanOrEqualTo(900);

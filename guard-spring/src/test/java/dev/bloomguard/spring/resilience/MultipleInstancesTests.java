@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -33,6 +32,7 @@ import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.warmup.FilterWarmer;
+import dev.bloomguard.testsupport.Await;
 
 /**
  * Several application instances on one Redis and one PostgreSQL: one warms, the others wait;
@@ -272,12 +272,10 @@ class MultipleInstancesTests {
             GuardedApp.Directory onOld = old.getBean(GuardedApp.Directory.class);
             GuardedApp.Directory onTrusting = trusting.getBean(GuardedApp.Directory.class);
             RedisBloomFilter mirrored = trusting.getBean(BloomFilterRegistry.class).filter("user");
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (!mirrored.mirrorStats().orElseThrow().hearing() || mirrored.mirrorStats().orElseThrow().pages() == 0) {
-                assertThat(System.nanoTime()).as("the trusting mirror hears and holds pages").isLessThan(deadline);
+            Await.until("the trusting mirror hears and holds pages", Duration.ofSeconds(20), () -> {
                 GuardedApp.rejected(onTrusting);
-                Thread.sleep(20);
-            }
+                return mirrored.mirrorStats().orElseThrow().hearing() && mirrored.mirrorStats().orElseThrow().pages() > 0;
+            });
             assertThat(GuardedApp.rejected(onTrusting)).as("absent ids of 1,000 blocked").isGreaterThan(950);
             io.micrometer.core.instrument.MeterRegistry meters = trusting.getBean(io.micrometer.core.instrument.MeterRegistry.class);
             assertThat(meters.get("bloomguard.mirror.hearing").tag("filter", "user").gauge().value())

@@ -58,8 +58,7 @@ class RedisOutageTests {
 
     @BeforeAll
     static void startServers() {
-        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
-                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 50000) g");
+        GuardedApp.createUsers(TABLE, 50000);
         redis = RedisServer.start();
     }
 
