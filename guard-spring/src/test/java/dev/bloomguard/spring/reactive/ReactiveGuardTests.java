@@ -297,12 +297,17 @@ class ReactiveGuardTests extends AbstractServedApplicationTests {
 
     @SpringBootConfiguration
     @EnableAutoConfiguration(excludeName = { BootNames.DATA_SOURCE_3, BootNames.DATA_SOURCE_4 })
-    @Import({ ThingRepository.class, ThingController.class, OwnRejectionHandler.class })
+    @Import({ ThingRepository.class, ThingController.class })
     static class App {
 
         @Bean
         OwnRejectionHandler.OwnThingController ownThingController(ThingRepository things) {
             return new OwnRejectionHandler.OwnThingController(id -> things.find(Long.parseLong(id)));
+        }
+
+        @Bean
+        OwnRejectionHandler ownRejectionHandler() {
+            return new OwnRejectionHandler();
         }
 
         @Bean

@@ -108,12 +108,18 @@ class RejectedOverHttpTests extends AbstractServedApplicationTests {
 
     @SpringBootConfiguration
     @EnableAutoConfiguration(excludeName = { BootNames.DATA_SOURCE_3, BootNames.DATA_SOURCE_4 })
-    @Import({ ThingRepository.class, ThingController.class, OwnRejectionHandler.class })
+    @Import({ ThingRepository.class, ThingController.class })
     static class App {
 
         @Bean
         OwnRejectionHandler.OwnThingController ownThingController(ThingRepository things) {
             return new OwnRejectionHandler.OwnThingController(id -> Mono.justOrEmpty(things.find(id)));
+        }
+
+        /** A bean method, not an import: an imported class's nested controller would be registered too. */
+        @Bean
+        OwnRejectionHandler ownRejectionHandler() {
+            return new OwnRejectionHandler();
         }
     }
 }
