@@ -3,7 +3,6 @@ package dev.bloomguard.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -12,33 +11,22 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.LongStream;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.redis.RealRedis;
-import dev.bloomguard.testsupport.TestNames;
 
 /** Siphash filters against a real redis-server: their secret, their key names and their false-positive rate. */
 class KeyedHashingTest {
 
     private static final Logger log = LoggerFactory.getLogger(KeyedHashingTest.class);
-    private static final Duration GENEROUS_CHECK_TIMEOUT = Duration.ofSeconds(5);
     private static final String SECRET = "5f0e2a71c3b94d8e6a1f7b2c9d3e4f50";
 
     @RegisterExtension
     static final RealRedis REDIS = new RealRedis();
-
-    private String filterName;
-
-    @BeforeEach
-    void nameFilterAfterTest(TestInfo test) {
-        filterName = TestNames.unique(test);
-    }
 
     /**
      * 1,000,000 keys never added, about 10,000 expected false positives: one standard deviation
@@ -49,26 +37,13 @@ class KeyedHashingTest {
         RedisBloomFilter filter = filter(FilterGeometry.of(200_000, 0.01), KeyHash.sipHash(SECRET));
         filter.load(LongStream.rangeClosed(1, 200_000).boxed());
 
-        long falsePositives = 0;
-        long absent = 0;
-        int absentKeys = 1_000_000;
-        for (long start = 0; start < absentKeys; start += 1_000) {
-            List<Long> batch = LongStream.range(start, start + 1_000).map(i -> 1_000_000_000L + i).boxed().toList();
-            for (Membership answer : filter.checkAll(batch)) {
-                if (answer == Membership.PRESENT) {
-                    falsePositives++;
-                }
-                else if (answer == Membership.ABSENT) {
-                    absent++;
-                }
-            }
-        }
-        double measured = (double) falsePositives / absentKeys;
+        NeverAddedAnswers answers = NeverAddedAnswers.of(filter, 1_000_000);
+        double measured = answers.falsePositiveRate();
         double theory = filter.geometry().expectedFpp(200_000);
-        log.info("siphash: measured false-positive rate {} over {} keys never added; theory {}", measured, absentKeys,
+        log.info("siphash: measured false-positive rate {} over {} keys never added; theory {}", measured, answers.asked(),
                 theory);
 
-        assertThat(falsePositives + absent).as("every answer decided").isEqualTo(absentKeys);
+        assertThat(answers.falsePositives() + answers.absent()).as("every answer decided").isEqualTo(answers.asked());
         assertThat(measured).isBetween(0.95 * theory, 1.05 * theory);
         assertThat(filter.checkAll(LongStream.rangeClosed(1, 1_000).boxed().toList())).containsOnly(Membership.PRESENT);
     }
@@ -88,7 +63,7 @@ class KeyedHashingTest {
         assertThat(filter.check("carol")).isEqualTo(Membership.PRESENT);
         long blocked = LongStream.rangeClosed(100_001, 102_000).filter(id -> filter.check(id) == Membership.ABSENT).count();
         assertThat(blocked).isGreaterThan(1_900);
-        assertThat(filter.keys().live(3)).isEqualTo("bg:{" + filterName + ":m" + filter.geometry().bits() + "k7s4:"
+        assertThat(filter.keys().live(3)).isEqualTo("bg:{" + REDIS.filterName() + ":m" + filter.geometry().bits() + "k7s4:"
                 + KeyHash.sipHash(SECRET).id() + ":3}");
     }
 
@@ -101,7 +76,7 @@ class KeyedHashingTest {
             for (int i = 0; i < 8; i++) {
                 hashes.add(threads.submit(() -> {
                     start.await();
-                    return HashSecrets.stored(REDIS.store(), "bg", filterName);
+                    return HashSecrets.stored(REDIS.store(), "bg", REDIS.filterName());
                 }));
             }
             start.countDown();
@@ -110,7 +85,7 @@ class KeyedHashingTest {
                 assertThat(hash.get()).isEqualTo(first);
             }
             assertThat(first.algorithm()).isEqualTo(KeyHash.Algorithm.SIPHASH);
-            assertThat(REDIS.client().commands().ttl(bytes(HashSecrets.key("bg", filterName)))).as("no expiry").isEqualTo(-1);
+            assertThat(REDIS.client().commands().ttl(bytes(HashSecrets.key("bg", REDIS.filterName())))).as("no expiry").isEqualTo(-1);
         }
         finally {
             threads.shutdownNow();
@@ -125,12 +100,12 @@ class KeyedHashingTest {
     @Test
     void aLostSecretGivesNewKeysThatBlockNothingUntilLoaded() {
         List<Long> present = LongStream.rangeClosed(1, 5_000).boxed().toList();
-        RedisBloomFilter before = filter(FilterGeometry.of(10_000, 0.01), HashSecrets.stored(REDIS.store(), "bg", filterName));
+        RedisBloomFilter before = filter(FilterGeometry.of(10_000, 0.01), HashSecrets.stored(REDIS.store(), "bg", REDIS.filterName()));
         before.load(present.stream());
         assertThat(before.check(999_999L)).isEqualTo(Membership.ABSENT);
 
-        REDIS.client().commands().del(bytes(HashSecrets.key("bg", filterName)));
-        RedisBloomFilter after = filter(FilterGeometry.of(10_000, 0.01), HashSecrets.stored(REDIS.store(), "bg", filterName));
+        REDIS.client().commands().del(bytes(HashSecrets.key("bg", REDIS.filterName())));
+        RedisBloomFilter after = filter(FilterGeometry.of(10_000, 0.01), HashSecrets.stored(REDIS.store(), "bg", REDIS.filterName()));
 
         assertThat(after.hash()).isNotEqualTo(before.hash());
         assertThat(after.keys().live()).isNotEqualTo(before.keys().live());
@@ -149,21 +124,21 @@ class KeyedHashingTest {
 
     @Test
     void publishesAConfiguredSecretForOtherConfigurationsToFind() {
-        KeyHash configured = HashSecrets.configured(REDIS.store(), "bg", filterName, SECRET.toUpperCase());
+        KeyHash configured = HashSecrets.configured(REDIS.store(), "bg", REDIS.filterName(), SECRET.toUpperCase());
 
         assertThat(configured).isEqualTo(KeyHash.sipHash(SECRET));
-        assertThat(HashSecrets.find(REDIS.store(), "bg", filterName, configured.id())).contains(configured);
-        assertThat(HashSecrets.find(REDIS.store(), "bg", filterName, "sip-00000000")).isEmpty();
-        assertThat(REDIS.client().commands().get(bytes(HashSecrets.key("bg", filterName)))).as("not the generated secret's key")
+        assertThat(HashSecrets.find(REDIS.store(), "bg", REDIS.filterName(), configured.id())).contains(configured);
+        assertThat(HashSecrets.find(REDIS.store(), "bg", REDIS.filterName(), "sip-00000000")).isEmpty();
+        assertThat(REDIS.client().commands().get(bytes(HashSecrets.key("bg", REDIS.filterName())))).as("not the generated secret's key")
                 .isNull();
     }
 
     @Test
     void refusesAStoredSecretThatIsNoneNamingTheKey() {
-        REDIS.client().commands().set(bytes(HashSecrets.key("bg", filterName)), bytes("not a secret"));
+        REDIS.client().commands().set(bytes(HashSecrets.key("bg", REDIS.filterName())), bytes("not a secret"));
 
-        assertThatIllegalStateException().isThrownBy(() -> HashSecrets.stored(REDIS.store(), "bg", filterName))
-                .withMessageContaining(HashSecrets.key("bg", filterName)).withMessageContaining("32 hexadecimal digits");
+        assertThatIllegalStateException().isThrownBy(() -> HashSecrets.stored(REDIS.store(), "bg", REDIS.filterName()))
+                .withMessageContaining(HashSecrets.key("bg", REDIS.filterName())).withMessageContaining("32 hexadecimal digits");
     }
 
     private static byte[] bytes(String text) {
@@ -171,7 +146,7 @@ class KeyedHashingTest {
     }
 
     private RedisBloomFilter filter(FilterGeometry geometry, KeyHash hash) {
-        return RedisBloomFilter.builder(filterName, geometry, REDIS.store()).checkTimeout(GENEROUS_CHECK_TIMEOUT).hash(hash)
+        return REDIS.filter(geometry).hash(hash)
                 .build();
     }
 }

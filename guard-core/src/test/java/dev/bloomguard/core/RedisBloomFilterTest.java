@@ -1,6 +1,7 @@
 package dev.bloomguard.core;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static dev.bloomguard.core.redis.RealRedis.GENEROUS_CHECK_TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -27,9 +28,7 @@ import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +42,6 @@ import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.testsupport.AbsentKeys;
 import dev.bloomguard.testsupport.Await;
-import dev.bloomguard.testsupport.TestNames;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
 
@@ -55,17 +53,9 @@ import io.lettuce.core.api.sync.RedisCommands;
 class RedisBloomFilterTest {
 
     private static final Logger log = LoggerFactory.getLogger(RedisBloomFilterTest.class);
-    private static final Duration GENEROUS_CHECK_TIMEOUT = Duration.ofSeconds(5);
 
     @RegisterExtension
     static final RealRedis REDIS = new RealRedis();
-
-    private String filterName;
-
-    @BeforeEach
-    void nameFilterAfterTest(TestInfo test) {
-        filterName = TestNames.unique(test);
-    }
 
     @Test
     void blocksNothingThatWasLoaded() {
@@ -91,8 +81,7 @@ class RedisBloomFilterTest {
 
     @Test
     void aKeyTypedFilterFindsLoadedAndAddedKeysWhateverTheirSpellingAndBlocksTheRest() {
-        RedisBloomFilter integers = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01), REDIS.store())
-                .checkTimeout(GENEROUS_CHECK_TIMEOUT).keyType(KeyType.INTEGER).build();
+        RedisBloomFilter integers = REDIS.filter(FilterGeometry.of(10_000, 0.01)).keyType(KeyType.INTEGER).build();
         integers.load(LongStream.rangeClosed(1, 5_000).boxed());
         integers.add("  0000007001 ");
 
@@ -107,7 +96,7 @@ class RedisBloomFilterTest {
                 .filter(id -> integers.check(String.format("%08d", id)) == Membership.ABSENT).count();
         assertThat(blocked).as("absent ids written with leading zeros that are blocked").isGreaterThan(950);
 
-        RedisBloomFilter emails = RedisBloomFilter.builder(filterName + "-ci", FilterGeometry.of(10_000, 0.01), REDIS.store())
+        RedisBloomFilter emails = RedisBloomFilter.builder(REDIS.filterName() + "-ci", FilterGeometry.of(10_000, 0.01), REDIS.store())
                 .checkTimeout(GENEROUS_CHECK_TIMEOUT).keyType(KeyType.TEXT_CASE_INSENSITIVE).build();
         emails.load(List.of("Alice@Example.com", "bob@example.com").iterator());
 
@@ -123,25 +112,12 @@ class RedisBloomFilterTest {
         RedisBloomFilter filter = filter(FilterGeometry.of(200_000, fpp));
         filter.load(LongStream.rangeClosed(1, 200_000).boxed());
 
-        int absentKeys = 200_000;
-        long falsePositives = 0;
-        long absent = 0;
-        List<Long> neverAdded = LongStream.range(0, absentKeys).map(i -> 1_000_000_000L + i).boxed().toList();
-        for (List<Long> batch : batches(neverAdded, 1_000)) {
-            for (Membership answer : filter.checkAll(batch)) {
-                if (answer == Membership.PRESENT) {
-                    falsePositives++;
-                }
-                else if (answer == Membership.ABSENT) {
-                    absent++;
-                }
-            }
-        }
-        double measured = (double) falsePositives / absentKeys;
+        NeverAddedAnswers answers = NeverAddedAnswers.of(filter, 200_000);
+        double measured = answers.falsePositiveRate();
         log.info("Measured false-positive rate {} over {} keys never added (configured {}, expected {})",
-                measured, absentKeys, fpp, filter.geometry().expectedFpp(200_000));
+                measured, answers.asked(), fpp, filter.geometry().expectedFpp(200_000));
 
-        assertThat(falsePositives + absent).as("every answer decided").isEqualTo(absentKeys);
+        assertThat(answers.falsePositives() + answers.absent()).as("every answer decided").isEqualTo(answers.asked());
         assertThat(measured).isBetween(0.5 * fpp, 1.5 * fpp);
     }
 
@@ -265,7 +241,7 @@ class RedisBloomFilterTest {
                 });
         RedisBloomFilter filter = filter(FilterGeometry.of(10_000, 0.01));
         filter.load(LongStream.rangeClosed(1, 1_000).boxed());
-        RedisBloomFilter lossy = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01), losesFirstChunk)
+        RedisBloomFilter lossy = RedisBloomFilter.builder(REDIS.filterName(), FilterGeometry.of(10_000, 0.01), losesFirstChunk)
                 .checkTimeout(GENEROUS_CHECK_TIMEOUT).build();
 
         Throwable failure = catchThrowable(() -> lossy.load(LongStream.rangeClosed(1, 2_000).boxed()));
@@ -345,8 +321,7 @@ class RedisBloomFilterTest {
      */
     @Test
     void keepsAnAddThroughEverySwapOfTheRetentionAndLeavesItToTheSourceAfterThat() {
-        RedisBloomFilter filter = RedisBloomFilter.builder(filterName, FilterGeometry.of(1_000, 0.01), REDIS.store())
-                .checkTimeout(GENEROUS_CHECK_TIMEOUT).journalRetention(Duration.ofMillis(300)).build();
+        RedisBloomFilter filter = REDIS.filter(FilterGeometry.of(1_000, 0.01)).journalRetention(Duration.ofMillis(300)).build();
         filter.load(LongStream.rangeClosed(1, 100).boxed());
         List<Object> candidates = absentKeys(filter, 2);
         Object addedOnly = candidates.get(0);
@@ -396,8 +371,7 @@ class RedisBloomFilterTest {
      */
     @Test
     void anOverflowingJournalDropsNoAdd() {
-        RedisBloomFilter filter = RedisBloomFilter.builder(filterName, FilterGeometry.of(1_000, 0.01), REDIS.store())
-                .checkTimeout(GENEROUS_CHECK_TIMEOUT).journalCapacity(3).maxShrink(1).build();
+        RedisBloomFilter filter = REDIS.filter(FilterGeometry.of(1_000, 0.01)).journalCapacity(3).maxShrink(1).build();
         filter.load(Stream.of(1L));
         List<Object> added = absentKeys(filter, 5);
         added.forEach(filter::add);
@@ -498,10 +472,10 @@ class RedisBloomFilterTest {
             try {
                 BitmapStore rewindingStore = LettuceBitmapStore.create(redisClient, Duration.ofSeconds(10));
                 AtomicInteger notReady = new AtomicInteger();
-                RedisBloomFilter adder = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01),
+                RedisBloomFilter adder = RedisBloomFilter.builder(REDIS.filterName(), FilterGeometry.of(10_000, 0.01),
                         rewindingStore).checkTimeout(GENEROUS_CHECK_TIMEOUT)
                         .onNotReady(filter -> notReady.incrementAndGet()).build();
-                RedisBloomFilter other = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01),
+                RedisBloomFilter other = RedisBloomFilter.builder(REDIS.filterName(), FilterGeometry.of(10_000, 0.01),
                         rewindingStore).checkTimeout(GENEROUS_CHECK_TIMEOUT).build();
                 adder.load(LongStream.rangeClosed(1, 1_000).boxed());
                 List<Object> beforeSnapshot = absentKeys(adder, 20);
@@ -556,12 +530,12 @@ class RedisBloomFilterTest {
                 BitmapStore rewindingStore = LettuceBitmapStore.create(redisClient, Duration.ofSeconds(10));
                 AtomicInteger watcherNotReady = new AtomicInteger();
                 AtomicInteger latecomerNotReady = new AtomicInteger();
-                RedisBloomFilter adder = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01),
+                RedisBloomFilter adder = RedisBloomFilter.builder(REDIS.filterName(), FilterGeometry.of(10_000, 0.01),
                         rewindingStore).checkTimeout(GENEROUS_CHECK_TIMEOUT).build();
-                RedisBloomFilter watcher = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01),
+                RedisBloomFilter watcher = RedisBloomFilter.builder(REDIS.filterName(), FilterGeometry.of(10_000, 0.01),
                         rewindingStore).checkTimeout(GENEROUS_CHECK_TIMEOUT)
                         .onNotReady(filter -> watcherNotReady.incrementAndGet()).build();
-                RedisBloomFilter latecomer = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01),
+                RedisBloomFilter latecomer = RedisBloomFilter.builder(REDIS.filterName(), FilterGeometry.of(10_000, 0.01),
                         rewindingStore).checkTimeout(GENEROUS_CHECK_TIMEOUT)
                         .onNotReady(filter -> latecomerNotReady.incrementAndGet()).build();
                 adder.load(LongStream.rangeClosed(1, 1_000).boxed());
@@ -616,12 +590,12 @@ class RedisBloomFilterTest {
             LettuceClients redisClient = connect(rewinding.port());
             try {
                 BitmapStore rewindingStore = LettuceBitmapStore.create(redisClient, Duration.ofSeconds(10));
-                RedisBloomFilter old = RedisBloomFilter.builder(filterName, FilterGeometry.of(10_000, 0.01),
+                RedisBloomFilter old = RedisBloomFilter.builder(REDIS.filterName(), FilterGeometry.of(10_000, 0.01),
                         rewindingStore).checkTimeout(GENEROUS_CHECK_TIMEOUT).journalRetention(retention)
                         .rollout(Duration.ofMillis(100), Duration.ofSeconds(2)).build();
                 old.generations().orElseThrow().heartbeat();
                 old.load(LongStream.rangeClosed(1, 1_000).boxed());
-                RedisBloomFilter upgraded = RedisBloomFilter.builder(filterName, FilterGeometry.of(20_000, 0.01),
+                RedisBloomFilter upgraded = RedisBloomFilter.builder(REDIS.filterName(), FilterGeometry.of(20_000, 0.01),
                         rewindingStore).checkTimeout(GENEROUS_CHECK_TIMEOUT).journalRetention(retention)
                         .rollout(Duration.ofMillis(100), Duration.ofSeconds(2)).build();
                 upgraded.generations().orElseThrow().heartbeat();
@@ -746,8 +720,7 @@ class RedisBloomFilterTest {
     @Test
     void keepsEachGeometryInItsOwnKey() {
         RedisBloomFilter small = filter(FilterGeometry.of(1_000, 0.01));
-        RedisBloomFilter resized = RedisBloomFilter.builder(filterName, FilterGeometry.of(5_000, 0.01), REDIS.store())
-                .checkTimeout(GENEROUS_CHECK_TIMEOUT)
+        RedisBloomFilter resized = REDIS.filter(FilterGeometry.of(5_000, 0.01))
                 .build();
         small.load(Stream.of("alice", "bob"));
 
@@ -867,7 +840,7 @@ class RedisBloomFilterTest {
             assertThat(filter.isLoading()).isTrue();
             assertThatIllegalStateException()
                     .isThrownBy(() -> filter.load(Stream.of("second")))
-                    .withMessageContaining(filterName);
+                    .withMessageContaining(REDIS.filterName());
 
             release.countDown();
             assertThat(first.get(10, TimeUnit.SECONDS).keys()).isEqualTo(1);
@@ -893,9 +866,9 @@ class RedisBloomFilterTest {
         assertThat(connection.ttl(key)).as("no expiry on the live filter").isEqualTo(-1L);
         assertThat(connection.keys("*staging*".getBytes(UTF_8))).isEmpty();
         assertThat(connection.getbit(key, filter.geometry().markerOffset())).isEqualTo(1L);
-        assertThat(live).isEqualTo("bg:{" + filterName + ":" + filter.geometry().id() + ":0}");
+        assertThat(live).isEqualTo("bg:{" + REDIS.filterName() + ":" + filter.geometry().id() + ":0}");
         assertThat(report.keys()).as("nulls are skipped").isEqualTo(3);
-        assertThat(report.filter()).isEqualTo(filterName);
+        assertThat(report.filter()).isEqualTo(REDIS.filterName());
         assertThat(filter.lastLoad()).contains(report);
     }
 
@@ -905,7 +878,7 @@ class RedisBloomFilterTest {
         LettuceClients doomedClient = connect(doomed.port());
         try {
             BitmapStore doomedStore = LettuceBitmapStore.create(doomedClient, Duration.ofMillis(500));
-            RedisBloomFilter filter = RedisBloomFilter.builder(filterName, FilterGeometry.of(1_000, 0.01), doomedStore)
+            RedisBloomFilter filter = RedisBloomFilter.builder(REDIS.filterName(), FilterGeometry.of(1_000, 0.01), doomedStore)
                     .checkTimeout(Duration.ofMillis(50))
                     .build();
             filter.load(Stream.of("alice"));
@@ -968,8 +941,7 @@ class RedisBloomFilterTest {
     void batchesLargerThanTheMaxBatchSizeAnswerInOrderAsOneBatchWould() {
         RedisBloomFilter whole = filter(FilterGeometry.withShards(10_000, 0.01, 3));
         whole.load(LongStream.rangeClosed(1, 500).boxed());
-        RedisBloomFilter chunked = RedisBloomFilter.builder(filterName, FilterGeometry.withShards(10_000, 0.01, 3), REDIS.store())
-                .checkTimeout(GENEROUS_CHECK_TIMEOUT).maxBatchSize(4).build();
+        RedisBloomFilter chunked = REDIS.filter(FilterGeometry.withShards(10_000, 0.01, 3)).maxBatchSize(4).build();
         List<Object> absent = absentKeys(whole, 30);
         List<Object> batch = new ArrayList<>();
         for (int i = 0; i < absent.size(); i++) {
@@ -985,7 +957,7 @@ class RedisBloomFilterTest {
         chunked.addAll(absent.subList(0, 15));
         chunked.addAllAsync(absent.subList(15, 30)).join();
         assertThat(whole.checkAll(absent)).as("every chunk of both adds landed").containsOnly(Membership.PRESENT);
-        assertThatThrownBy(() -> RedisBloomFilter.builder(filterName, FilterGeometry.of(10, 0.01), REDIS.store()).maxBatchSize(0))
+        assertThatThrownBy(() -> RedisBloomFilter.builder(REDIS.filterName(), FilterGeometry.of(10, 0.01), REDIS.store()).maxBatchSize(0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("max batch size (0)");
     }
 
@@ -995,7 +967,7 @@ class RedisBloomFilterTest {
         LettuceClients doomedClient = connect(doomed.port());
         try {
             BitmapStore doomedStore = LettuceBitmapStore.create(doomedClient, Duration.ofMillis(500));
-            RedisBloomFilter filter = RedisBloomFilter.builder(filterName, FilterGeometry.of(1_000, 0.01), doomedStore)
+            RedisBloomFilter filter = RedisBloomFilter.builder(REDIS.filterName(), FilterGeometry.of(1_000, 0.01), doomedStore)
                     .checkTimeout(Duration.ofMillis(50))
                     .build();
             filter.load(Stream.of("alice"));
@@ -1035,7 +1007,7 @@ class RedisBloomFilterTest {
                     .filter(event -> event.getLevel() == ch.qos.logback.classic.Level.WARN)
                     .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
             assertThat(warnings).hasSize(1);
-            assertThat(warnings.get(0)).contains("'" + filterName + "'", "3000", "expected-insertions 1000");
+            assertThat(warnings.get(0)).contains("'" + REDIS.filterName() + "'", "3000", "expected-insertions 1000");
 
             appender.list.clear();
             RedisBloomFilter roomy = filter(FilterGeometry.of(10_000, 0.01));
@@ -1048,7 +1020,7 @@ class RedisBloomFilterTest {
     }
 
     private RedisBloomFilter filter(FilterGeometry geometry) {
-        return RedisBloomFilter.builder(filterName, geometry, REDIS.store()).checkTimeout(GENEROUS_CHECK_TIMEOUT).build();
+        return REDIS.filter(geometry).build();
     }
 
     private static LettuceClients connect(int port) {
@@ -1114,13 +1086,8 @@ class RedisBloomFilterTest {
     }
 
     private static Membership awaitDecidedOrNotReady(RedisBloomFilter filter, Object key, Duration limit) {
-        long deadline = System.nanoTime() + limit.toNanos();
-        Membership answer = filter.check(key);
-        while (answer == Membership.UNAVAILABLE && System.nanoTime() < deadline) {
-            sleep(50);
-            answer = filter.check(key);
-        }
-        return answer;
+        return Await.until("an answer for " + key + " other than UNAVAILABLE", limit, () -> filter.check(key),
+                answer -> answer != Membership.UNAVAILABLE);
     }
 
     private static <T> List<List<T>> batches(List<T> all, int size) {

@@ -18,6 +18,7 @@ import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceClients;
 import dev.bloomguard.embedded.RedisCluster;
 import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.testsupport.Await;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
@@ -130,12 +131,12 @@ class ShardedClusterTest {
                 .checkTimeout(Duration.ofSeconds(5)).mirror(settings).build();
         try {
             a.load(LongStream.rangeClosed(1, 20_000).boxed());
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (b.mirrorStats().orElseThrow().pages() < 4 && System.nanoTime() < deadline) {
+            Await.until("b's mirror holding a page of every shard", Duration.ofSeconds(20), () -> {
                 for (long id = 1; id <= 2_000; id++) {
                     assertThat(b.check(id)).isEqualTo(Membership.PRESENT);
                 }
-            }
+                return b.mirrorStats().orElseThrow().pages() >= 4;
+            });
             assertThat(b.mirrorStats().orElseThrow().pages()).as("a page of every shard").isEqualTo(4);
             long hitsBefore = b.mirrorStats().orElseThrow().hits();
             for (long id = 1; id <= 20_000; id++) {
@@ -206,14 +207,12 @@ class ShardedClusterTest {
         for (long id = 1; id <= 10_000; id++) {
             assertThat(b.check(id)).isEqualTo(Membership.PRESENT);
         }
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        long hits = 0;
-        while (hits == 0 && System.nanoTime() < deadline) {
+        long hits = Await.until("b answering from its mirror", Duration.ofSeconds(20), () -> {
             for (long id = 1; id <= 1_000; id++) {
                 b.check(id);
             }
-            hits = b.mirrorStats().orElseThrow().hits();
-        }
+            return b.mirrorStats().orElseThrow().hits();
+        }, answered -> answered > 0);
         assertThat(hits).as("b answers from its mirror on a cluster").isPositive();
         a.close();
         b.close();

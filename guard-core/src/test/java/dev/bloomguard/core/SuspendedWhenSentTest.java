@@ -17,6 +17,7 @@ import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceClients;
 import dev.bloomguard.embedded.DelayingProxy;
 import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.testsupport.Await;
 
 /**
  * A check's answer is judged by whether blocking was suspended when the check was sent, not
@@ -91,11 +92,7 @@ class SuspendedWhenSentTest {
     }
 
     /** Until Redis has answered the check (its reply is the proxy's next read, now held). */
-    private static void awaitHeldReply(DelayingProxy proxy, long repliesBefore) throws InterruptedException {
-        long deadline = System.nanoTime() + HELD.toNanos() / 2;
-        while (proxy.replies() == repliesBefore) {
-            assertThat(System.nanoTime()).as("the check reached Redis").isLessThan(deadline);
-            Thread.sleep(5);
-        }
+    private static void awaitHeldReply(DelayingProxy proxy, long repliesBefore) {
+        Await.until("the check reached Redis", HELD.dividedBy(2), () -> proxy.replies() != repliesBefore);
     }
 }

@@ -15,7 +15,7 @@ import java.util.function.Supplier;
 public final class Await {
 
     /** How often a condition is asked again: short against the seconds the bounds allow. */
-    private static final long POLL_MILLIS = 20;
+    private static final Duration POLL = Duration.ofMillis(20);
 
     private Await() {
     }
@@ -26,7 +26,17 @@ public final class Await {
      * @throws AssertionError naming {@code what} when it does not hold within {@code timeout}
      */
     public static void until(String what, Duration timeout, BooleanSupplier condition) {
-        until(what, timeout, condition::getAsBoolean, Boolean::booleanValue);
+        until(what, timeout, POLL, condition);
+    }
+
+    /**
+     * Polls {@code condition} every {@code interval} until it holds: for a condition that does work
+     * each time it is asked (creates a row, checks every row so far), at the pace the test wants.
+     *
+     * @throws AssertionError naming {@code what} when it does not hold within {@code timeout}
+     */
+    public static void until(String what, Duration timeout, Duration interval, BooleanSupplier condition) {
+        until(what, timeout, interval, condition::getAsBoolean, Boolean::booleanValue);
     }
 
     /**
@@ -36,13 +46,17 @@ public final class Await {
      *     {@code done} within {@code timeout}
      */
     public static <T> T until(String what, Duration timeout, Supplier<T> ask, Predicate<? super T> done) {
+        return until(what, timeout, POLL, ask, done);
+    }
+
+    private static <T> T until(String what, Duration timeout, Duration interval, Supplier<T> ask, Predicate<? super T> done) {
         long deadline = System.nanoTime() + timeout.toNanos();
         T answer = ask.get();
         while (!done.test(answer)) {
             if (System.nanoTime() - deadline > 0) {
                 throw new AssertionError("Timed out after " + timeout + " waiting for: " + what + " (last answer: " + answer + ")");
             }
-            sleep(POLL_MILLIS);
+            sleep(interval.toMillis());
             answer = ask.get();
         }
         return answer;

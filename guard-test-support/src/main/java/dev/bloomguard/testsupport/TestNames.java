@@ -3,6 +3,7 @@ package dev.bloomguard.testsupport;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Names for what a test creates in a server shared with other tests (a filter, a key prefix):
@@ -18,6 +19,15 @@ public final class TestNames {
 
     /** {@code <test method>-<number>}, unique within the JVM. */
     public static String unique(TestInfo test) {
-        return test.getTestMethod().orElseThrow().getName() + "-" + NUMBER.incrementAndGet();
+        return unique(test.getTestMethod().orElseThrow().getName());
+    }
+
+    /** {@link #unique(TestInfo)} for an extension, which sees the test as its context. */
+    public static String unique(ExtensionContext test) {
+        return unique(test.getRequiredTestMethod().getName());
+    }
+
+    private static String unique(String testMethod) {
+        return testMethod + "-" + NUMBER.incrementAndGet();
     }
 }

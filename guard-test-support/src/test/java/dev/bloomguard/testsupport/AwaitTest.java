@@ -30,6 +30,17 @@ class AwaitTest {
     }
 
     @Test
+    void asksAtTheIntervalGiven() {
+        AtomicInteger asked = new AtomicInteger();
+        long started = System.nanoTime();
+
+        Await.until("the third time asked", Duration.ofSeconds(5), Duration.ofMillis(100), () -> asked.incrementAndGet() >= 3);
+
+        assertThat(asked).hasValue(3);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(200));
+    }
+
+    @Test
     void aLatchThatDoesNotReachZeroFails() {
         CountDownLatch open = new CountDownLatch(1);
         open.countDown();

@@ -10,7 +10,6 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.bloomguard.core.FilterGeometry;
@@ -19,7 +18,6 @@ import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.RealRedis;
 import dev.bloomguard.testsupport.Await;
-import dev.bloomguard.testsupport.TestNames;
 
 /**
  * Remembered misses against a real {@code redis-server}, with two filter objects of one name
@@ -36,13 +34,11 @@ class RememberedMissesTest {
     @RegisterExtension
     static final RealRedis REDIS = new RealRedis();
 
-    private String name;
     private RedisBloomFilter one;
     private RedisBloomFilter two;
 
     @BeforeEach
-    void twoInstances(TestInfo test) {
-        name = TestNames.unique(test);
+    void twoInstances() {
         one = instance(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, true), null);
         two = instance(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, true), null);
         one.load(LongStream.rangeClosed(1, 5_000).boxed());
@@ -63,13 +59,13 @@ class RememberedMissesTest {
     /** An instance of filter {@code <name>-rolled} during a rolling change, with {@code geometry} its own. */
     private RedisBloomFilter rollingInstance(String instanceId, FilterGeometry geometry) {
         Duration heartbeat = Duration.ofSeconds(10);
-        return RedisBloomFilter.builder(name + "-rolled", geometry, REDIS.store()).checkTimeout(TIMEOUT)
+        return RedisBloomFilter.builder(REDIS.filterName() + "-rolled", geometry, REDIS.store()).checkTimeout(TIMEOUT)
                 .rememberMisses(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false))
                 .rollout(heartbeat, heartbeat.multipliedBy(4)).instanceId(instanceId).build();
     }
 
     private RedisBloomFilter instance(RememberedMisses.Settings settings, KeyType keyType) {
-        return instance(settings, keyType, name);
+        return instance(settings, keyType, REDIS.filterName());
     }
 
     private static RedisBloomFilter instance(RememberedMisses.Settings settings, KeyType keyType, String filter) {
@@ -114,7 +110,7 @@ class RememberedMissesTest {
     @Test
     void anInstanceThatDoesNotRememberMissesStillForgetsThemOnItsAdds() {
         // A rolling change that turns negative-cache on, or a writer built with guard-core alone.
-        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT).build();
+        RedisBloomFilter without = REDIS.filter(GEOMETRY).build();
         assertThat(one.rememberMissAsync(4_400L, LOOKUP, System.nanoTime()).join()).isTrue();
         assertThat(one.rememberMissAsync(4_401L, LOOKUP, System.nanoTime()).join()).isTrue();
 
@@ -127,7 +123,7 @@ class RememberedMissesTest {
 
     @Test
     void anAddByAnInstanceThatDoesNotRememberMissesStillRefusesARememberRacingWithIt() {
-        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT).build();
+        RedisBloomFilter without = REDIS.filter(GEOMETRY).build();
         // A rolling change that turns negative-cache on: the new instances already remember misses.
         assertThat(one.rememberMissAsync(9_099L, LOOKUP, System.nanoTime()).join()).isTrue();
         long checkStarted = System.nanoTime(); // the lookup read the database before the commit
@@ -143,7 +139,7 @@ class RememberedMissesTest {
         // A writer without negative-cache (a rolling change that turns it on, a service that only
         // writes) adds while no instance has remembered a miss of the filter lately, so its add
         // leaves no mark; the lookup of the instance that remembers read the database before the commit.
-        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT).build();
+        RedisBloomFilter without = REDIS.filter(GEOMETRY).build();
         long checkStarted = System.nanoTime();
 
         without.add(9_200L);
@@ -154,7 +150,7 @@ class RememberedMissesTest {
                 .isFalse();
         // The same first remember, where no unmarked add came before it, is remembered and rejects.
         RedisBloomFilter quiet = instance(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false), null,
-                name + "-quiet");
+                REDIS.filterName() + "-quiet");
         try {
             quiet.load(LongStream.rangeClosed(1, 5_000).boxed());
             assertThat(quiet.rememberMissAsync(9_200L, LOOKUP, System.nanoTime()).join()).isTrue();
@@ -167,7 +163,7 @@ class RememberedMissesTest {
 
     @Test
     void anAddThatLeftNoMarkStillRefusesRemembersAfterAReload() throws InterruptedException {
-        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT).build();
+        RedisBloomFilter without = REDIS.filter(GEOMETRY).build();
         long checkStarted = System.nanoTime();
         without.add(9_300L);
         Thread.sleep(5); // loadedAt is in milliseconds
@@ -236,7 +232,7 @@ class RememberedMissesTest {
      */
     @Test
     void anAddDeletesTheKeysMissBeforeItCountsTheAdd() {
-        RedisBloomFilter without = RedisBloomFilter.builder(name, GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT).build();
+        RedisBloomFilter without = REDIS.filter(GEOMETRY).build();
         for (RedisBloomFilter writer : List.of(two, without)) {
             long key = writer == two ? 4_800L : 4_801L;
             assertThat(one.rememberMissAsync(key, LOOKUP, System.nanoTime()).join()).isTrue();
@@ -333,7 +329,7 @@ class RememberedMissesTest {
 
     @Test
     void aFilterWithoutLiveLoadRemembersNothing() {
-        RedisBloomFilter unloaded = RedisBloomFilter.builder(name + "-unloaded", GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT)
+        RedisBloomFilter unloaded = RedisBloomFilter.builder(REDIS.filterName() + "-unloaded", GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT)
                 .rememberMisses(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false)).build();
 
         assertThat(unloaded.rememberMissAsync(1L, LOOKUP, System.nanoTime()).join()).isFalse();
@@ -388,7 +384,7 @@ class RememberedMissesTest {
 
     @Test
     void aUuidRememberedInUpperCaseTextIsForgottenByAnAddOfTheUuid() {
-        RedisBloomFilter uuids = RedisBloomFilter.builder(name + "-uuid", GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT)
+        RedisBloomFilter uuids = RedisBloomFilter.builder(REDIS.filterName() + "-uuid", GEOMETRY, REDIS.store()).checkTimeout(TIMEOUT)
                 .keyType(KeyType.UUID).rememberMisses(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false))
                 .build();
         try {

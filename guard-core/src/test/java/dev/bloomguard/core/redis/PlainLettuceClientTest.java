@@ -15,6 +15,7 @@ import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.embedded.RedisCluster;
 import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.testsupport.Await;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -53,11 +54,10 @@ class PlainLettuceClientTest {
                 try (BitmapStore.Subscription subscription = store.subscribe("plain:news",
                         message -> heard.add(new String(message)))) {
                     assertThat(subscription.isHearing()).as("confirmed by Redis when subscribe returns").isTrue();
-                    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-                    while (heard.isEmpty() && System.nanoTime() < deadline) {
+                    Await.until("a message published on the subscribed channel heard", Duration.ofSeconds(5), () -> {
                         store.publish("plain:news", "hello".getBytes());
-                        Thread.sleep(20);
-                    }
+                        return !heard.isEmpty();
+                    });
                 }
                 assertThat(heard).contains("hello");
                 users.close();

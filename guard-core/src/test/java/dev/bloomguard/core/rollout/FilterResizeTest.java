@@ -18,6 +18,7 @@ import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.RealRedis;
+import dev.bloomguard.testsupport.Await;
 
 /**
  * The growth rule of auto-resize, its decisions in a real redis-server (the first one stands),
@@ -111,11 +112,7 @@ class FilterResizeTest {
         assertThat(toLoad).as("not loaded before every instance wrote to it for the journal's retention").isEmpty();
         Thread.sleep(RETENTION.toMillis() + 100);
         heartbeat(a, b);
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (toLoad.isEmpty()) {
-            assertThat(System.nanoTime()).as("asked to load the grown generation").isLessThan(deadline);
-            Thread.sleep(10);
-        }
+        Await.until("asked to load the grown generation", Duration.ofSeconds(5), () -> !toLoad.isEmpty());
         RedisBloomFilter grown = toLoad.get(0);
         assertThat(grown.geometry().expectedInsertions()).isEqualTo(1_600);
         a.add(700L); // added to both generations before the grown one is loaded
@@ -220,18 +217,10 @@ class FilterResizeTest {
             heartbeat(returning);
             RedisBloomFilter grownOnReturning = returning;
             if (adopted) {
-                long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-                while (!notReady.contains(returning)) {
-                    assertThat(System.nanoTime()).as("asked to load its own generation again").isLessThan(deadline);
-                    Thread.sleep(10);
-                }
+                Await.until("asked to load its own generation again", Duration.ofSeconds(5), () -> notReady.contains(returning));
             }
             else {
-                long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-                while (returningLoads.isEmpty()) {
-                    assertThat(System.nanoTime()).as("asked to load the grown generation again").isLessThan(deadline);
-                    Thread.sleep(10);
-                }
+                Await.until("asked to load the grown generation again", Duration.ofSeconds(5), () -> !returningLoads.isEmpty());
                 grownOnReturning = returningLoads.get(0);
             }
             grownOnReturning.load(Stream.concat(LongStream.rangeClosed(1, 600).boxed(), Stream.of(8_000L, 8_001L)));
@@ -263,11 +252,7 @@ class FilterResizeTest {
         heartbeat(a);
         assertThat(a.check(7_000L)).as("found by the rebuild of the configured generation").isEqualTo(Membership.PRESENT);
 
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (toLoad.isEmpty()) {
-            assertThat(System.nanoTime()).as("asked to load the grown generation again").isLessThan(deadline);
-            Thread.sleep(10);
-        }
+        Await.until("asked to load the grown generation again", Duration.ofSeconds(5), () -> !toLoad.isEmpty());
         toLoad.get(0).load(Stream.concat(LongStream.rangeClosed(1, 600).boxed(), Stream.of(7_000L)));
         heartbeat(a);
         assertThat(a.status().geometry().expectedInsertions()).as("the grown generation answers again").isEqualTo(1_600);
@@ -284,11 +269,7 @@ class FilterResizeTest {
         heartbeat(a);
         Thread.sleep(RETENTION.toMillis() + 100);
         heartbeat(a);
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (toLoad.isEmpty()) {
-            assertThat(System.nanoTime()).as("asked to load the grown generation").isLessThan(deadline);
-            Thread.sleep(10);
-        }
+        Await.until("asked to load the grown generation", Duration.ofSeconds(5), () -> !toLoad.isEmpty());
         RedisBloomFilter grown = toLoad.get(0);
         grown.load(LongStream.rangeClosed(1, 600).boxed());
         heartbeat(a);

@@ -20,7 +20,6 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -33,7 +32,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.RedisBloomFilter;
-import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.AbstractServedApplicationTests;
 import dev.bloomguard.spring.BloomKeySource;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.TestHttp;
@@ -74,7 +73,7 @@ import io.micrometer.core.instrument.MeterRegistry;
                 "bloom-guard.filters.streamed.key-type=integer" })
 @DirtiesContext
 @ExtendWith(OutputCaptureExtension.class)
-class BloomGuardEndpointHttpTests {
+class BloomGuardEndpointHttpTests extends AbstractServedApplicationTests {
 
     private static final int LOADED_KEYS = 20_000;
     private static final int ITEMS = 5_000;
@@ -89,15 +88,8 @@ class BloomGuardEndpointHttpTests {
                 "DROP TABLE IF EXISTS actuate_streamed_items",
                 "CREATE TABLE actuate_streamed_items (id BIGINT PRIMARY KEY)",
                 "INSERT INTO actuate_streamed_items SELECT g FROM generate_series(1, " + ITEMS + ") g");
-        RealServers.registerRedis(registry);
         RealServers.registerPostgres(registry);
     }
-
-    @Value("${local.server.port}")
-    int port;
-
-    @Autowired
-    BloomFilterRegistry registry;
 
     @Autowired
     FilterStatusCache statuses;

@@ -5,19 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.test.annotation.DirtiesContext;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import dev.bloomguard.core.LoadReport;
-import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.AbstractServedApplicationTests;
 import dev.bloomguard.spring.BootNames;
-import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.TestHttp;
 
 /**
@@ -32,18 +27,7 @@ import dev.bloomguard.spring.TestHttp;
                 "management.endpoints.web.exposure.include=bloomguard",
                 "bloom-guard.filters.thing.expected-insertions=1000" })
 @DirtiesContext
-class BloomGuardEndpointReadOnlyHttpTests {
-
-    @DynamicPropertySource
-    static void redis(DynamicPropertyRegistry registry) {
-        RealServers.registerRedis(registry);
-    }
-
-    @Value("${local.server.port}")
-    int port;
-
-    @Autowired
-    BloomFilterRegistry registry;
+class BloomGuardEndpointReadOnlyHttpTests extends AbstractServedApplicationTests {
 
     @Test
     void readsWorkAndTheRebuildIsNotExposedByDefault() {

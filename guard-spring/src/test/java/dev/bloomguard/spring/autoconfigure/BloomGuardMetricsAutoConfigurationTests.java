@@ -18,6 +18,7 @@ import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.actuate.FilterStatusCache;
 import dev.bloomguard.spring.metrics.BloomGuardMetricNames;
 import dev.bloomguard.spring.metrics.FilterStatusGauges;
+import dev.bloomguard.testsupport.Await;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
@@ -94,11 +95,8 @@ class BloomGuardMetricsAutoConfigurationTests {
                     MeterRegistry meters = context.getBean(MeterRegistry.class);
                     filter.load(LongStream.rangeClosed(1, KEYS).boxed());
                     // A load by this instance is noticed within a second, without waiting for the interval.
-                    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-                    while (!statuses.snapshot("cached").orElseThrow().status().lastLoad().equals(filter.lastLoad())) {
-                        assertThat(System.nanoTime()).as("load noticed in time").isLessThan(deadline);
-                        Thread.sleep(20);
-                    }
+                    Await.until("load noticed in time", Duration.ofSeconds(10),
+                            () -> statuses.snapshot("cached").orElseThrow().status().lastLoad().equals(filter.lastLoad()));
                     FilterStatus loaded = statuses.snapshot("cached").orElseThrow().status();
 
                     assertThat(gauge(meters, BloomGuardMetricNames.FILL_RATIO)).isEqualTo(loaded.fillRatio()).isPositive();
@@ -127,12 +125,9 @@ class BloomGuardMetricsAutoConfigurationTests {
                     filter.load(LongStream.rangeClosed(1, KEYS).boxed());
                     filter.addAll(LongStream.rangeClosed(KEYS + 1, 2 * KEYS).boxed().toList());
 
-                    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-                    double count = meters.get(BloomGuardMetricNames.APPROXIMATE_COUNT).tag("filter", "polled").gauge().value();
-                    while (Math.abs(count - 2 * KEYS) > 2 * KEYS * 0.03 && System.nanoTime() < deadline) {
-                        Thread.sleep(20);
-                        count = meters.get(BloomGuardMetricNames.APPROXIMATE_COUNT).tag("filter", "polled").gauge().value();
-                    }
+                    double count = Await.until("the gauge counting the adds", Duration.ofSeconds(10),
+                            () -> meters.get(BloomGuardMetricNames.APPROXIMATE_COUNT).tag("filter", "polled").gauge().value(),
+                            counted -> Math.abs(counted - 2 * KEYS) <= 2 * KEYS * 0.03);
                     assertThat(count).isCloseTo(2 * KEYS, within(2 * KEYS * 0.03));
                 });
     }

@@ -21,6 +21,7 @@ import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.clients.ClientsApp;
+import dev.bloomguard.testsupport.Await;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -56,11 +57,8 @@ class OwnRedisConnectionTests {
             finally {
                 context.close();
             }
-            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            while (ClientsApp.clientNames(own).contains(StarterRedisConnection.DEFAULT_CLIENT_NAME)
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
+            Await.until("bloom-guard's connections closed", Duration.ofSeconds(5), Duration.ofMillis(50),
+                    () -> !ClientsApp.clientNames(own).contains(StarterRedisConnection.DEFAULT_CLIENT_NAME));
             assertThat(ClientsApp.clientNames(own)).as("bloom-guard's connections once the context closed")
                     .doesNotContain(StarterRedisConnection.DEFAULT_CLIENT_NAME);
         }

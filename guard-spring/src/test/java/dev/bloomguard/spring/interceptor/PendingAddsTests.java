@@ -15,6 +15,7 @@ import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceConnections;
 import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.testsupport.Await;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
@@ -48,17 +49,10 @@ class PendingAddsTests {
             }
             rewarm.complete(null); // the re-warm is live: without 2,003
 
-            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            while (filter.check(2_003L) != Membership.PRESENT) {
-                assertThat(System.nanoTime()).as("the refused add landed after the re-warm").isLessThan(deadline);
-                Thread.sleep(20);
-            }
+            Await.until("the refused add landed after the re-warm", Duration.ofSeconds(5),
+                    () -> filter.check(2_003L) == Membership.PRESENT);
             assertThat(filter.check(2_003L)).isEqualTo(Membership.PRESENT);
-            long deadlineHeld = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            while (pending.holds("pending-adds")) {
-                assertThat(System.nanoTime()).as("the queue lets go once it landed").isLessThan(deadlineHeld);
-                Thread.sleep(20);
-            }
+            Await.until("the queue lets go once it landed", Duration.ofSeconds(5), () -> !pending.holds("pending-adds"));
             long blocked = LongStream.rangeClosed(5_001, 6_000).mapToObj(filter::check)
                     .filter(Membership.ABSENT::equals).count();
             assertThat(blocked).as("the filter still blocks what nobody added").isGreaterThan(950);

@@ -12,14 +12,12 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.MediaType;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -30,12 +28,11 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
-import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.AbstractServedApplicationTests;
 import dev.bloomguard.spring.BloomGuard;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.BloomPut;
 import dev.bloomguard.spring.BootNames;
-import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.web.OwnRejectionHandler;
 import dev.bloomguard.testsupport.AbsentKeys;
 import reactor.blockhound.BlockHound;
@@ -59,7 +56,7 @@ import reactor.core.scheduler.Schedulers;
                 "bloom-guard.filters.quiet.on-absent=return-empty",
                 "bloom-guard.filters.mirrored.expected-insertions=1000",
                 "bloom-guard.filters.mirrored.local-mirror.enabled=true" })
-class ReactiveGuardTests {
+class ReactiveGuardTests extends AbstractServedApplicationTests {
 
     /**
      * Lettuce's own short writer lock may park under contention; that is not I/O, and an error
@@ -73,17 +70,6 @@ class ReactiveGuardTests {
                 .allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
                 .allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "lockWritersExclusive"));
     }
-
-    @DynamicPropertySource
-    static void redis(DynamicPropertyRegistry registry) {
-        RealServers.registerRedis(registry);
-    }
-
-    @Value("${local.server.port}")
-    int port;
-
-    @Autowired
-    BloomFilterRegistry registry;
 
     @Autowired
     ThingRepository things;
@@ -311,6 +297,7 @@ class ReactiveGuardTests {
 
     @SpringBootConfiguration
     @EnableAutoConfiguration(excludeName = { BootNames.DATA_SOURCE_3, BootNames.DATA_SOURCE_4 })
+    @Import({ ThingRepository.class, ThingController.class })
     static class App {
 
         @Bean
@@ -321,16 +308,6 @@ class ReactiveGuardTests {
         @Bean
         OwnRejectionHandler ownRejectionHandler() {
             return new OwnRejectionHandler();
-        }
-
-        @Bean
-        ThingRepository thingRepository() {
-            return new ThingRepository();
-        }
-
-        @Bean
-        ThingController thingController(ThingRepository things) {
-            return new ThingController(things);
         }
 
         @Bean

@@ -8,15 +8,11 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.http.MediaType;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
-import dev.bloomguard.spring.BloomFilterRegistry;
-import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.spring.AbstractServedApplicationTests;
 import dev.bloomguard.spring.web.BloomGuardRejectedExceptionHandler;
 import dev.bloomguard.spring.web.OwnRejectionHandler;
 
@@ -36,18 +32,7 @@ import dev.bloomguard.spring.web.OwnRejectionHandler;
                 "bloom-guard.filters.quiet.expected-insertions=1000",
                 "bloom-guard.filters.quiet.on-absent=return-empty",
                 "bloom-guard.filters.mirrored.expected-insertions=1000" })
-class RejectedWithErrorBodyOverWebFluxTests {
-
-    @DynamicPropertySource
-    static void redis(DynamicPropertyRegistry registry) {
-        RealServers.registerRedis(registry);
-    }
-
-    @Value("${local.server.port}")
-    int port;
-
-    @Autowired
-    BloomFilterRegistry registry;
+class RejectedWithErrorBodyOverWebFluxTests extends AbstractServedApplicationTests {
 
     @Autowired
     ReactiveGuardTests.ThingRepository things;

@@ -9,9 +9,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -20,7 +19,6 @@ import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterStatus;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
-import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.RealServers;
@@ -28,6 +26,7 @@ import dev.bloomguard.spring.actuate.BloomGuardHealth;
 import dev.bloomguard.spring.actuate.FilterStatusCache;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.testsupport.Await;
+import dev.bloomguard.testsupport.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -52,22 +51,13 @@ class AutoResizeTests {
             "bloom-guard.filters.user.expected-insertions=" + CONFIGURED,
             "bloom-guard.filters.user.rebuild.auto-resize=true" };
 
-    private static RedisServer redis;
+    @RegisterExtension
+    static final RedisServerExtension REDIS = new RedisServerExtension();
+
     private static int testNumber;
 
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
-
     private static void seed(int rows) {
-        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
-                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, " + rows + ") g");
+        GuardedApp.createUsers(TABLE, rows);
     }
 
     private static List<Long> seeded(int rows) {
@@ -80,19 +70,17 @@ class AutoResizeTests {
             throws Exception {
         seed(6_000);
         String prefix = "resize-one-" + (++testNumber);
-        try (ConfigurableApplicationContext app = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP,
+        try (ConfigurableApplicationContext app = GuardedApp.start(source, REDIS.port(), prefix, TABLE, WARMUP,
                 RESIZING)) {
             GuardedApp.Directory directory = app.getBean(GuardedApp.Directory.class);
             RedisBloomFilter filter = app.getBean(BloomFilterRegistry.class).filter("user");
             List<Long> rows = new ArrayList<>(seeded(6_000));
 
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (filter.status().resizedFrom().isEmpty()) {
-                assertThat(System.nanoTime()).as("resized within 30 s").isLessThan(deadline);
+            Await.until("resized within 30 s", Duration.ofSeconds(30), Duration.ofMillis(50), () -> {
                 rows.add(directory.create());
                 assertNoneAbsent(filter, rows, "during the resize");
-                Thread.sleep(50);
-            }
+                return filter.status().resizedFrom().isPresent();
+            });
 
             FilterStatus status = filter.status();
             assertThat(status.geometry().expectedInsertions()).isEqualTo(RESIZED);
@@ -133,9 +121,9 @@ class AutoResizeTests {
             throws Exception {
         seed(2_000);
         String prefix = "resize-two-" + (++testNumber);
-        try (ConfigurableApplicationContext first = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP,
+        try (ConfigurableApplicationContext first = GuardedApp.start(source, REDIS.port(), prefix, TABLE, WARMUP,
                 RESIZING);
-                ConfigurableApplicationContext second = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP,
+                ConfigurableApplicationContext second = GuardedApp.start(source, REDIS.port(), prefix, TABLE, WARMUP,
                         RESIZING)) {
             GuardedApp.Directory a = first.getBean(GuardedApp.Directory.class);
             GuardedApp.Directory b = second.getBean(GuardedApp.Directory.class);
@@ -193,7 +181,7 @@ class AutoResizeTests {
         seed(6_000);
         String prefix = "resize-restart-" + (++testNumber);
         List<Long> rows = new ArrayList<>(seeded(6_000));
-        try (ConfigurableApplicationContext app = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP, RESIZING)) {
+        try (ConfigurableApplicationContext app = GuardedApp.start(REDIS.port(), prefix, TABLE, WARMUP, RESIZING)) {
             RedisBloomFilter filter = app.getBean(BloomFilterRegistry.class).filter("user");
             Await.until("the resize", Duration.ofSeconds(30), () -> filter.status().resizedFrom().isPresent());
             GuardedApp.Directory directory = app.getBean(GuardedApp.Directory.class);
@@ -202,7 +190,7 @@ class AutoResizeTests {
             }
         }
 
-        try (ConfigurableApplicationContext restarted = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP,
+        try (ConfigurableApplicationContext restarted = GuardedApp.start(REDIS.port(), prefix, TABLE, WARMUP,
                 RESIZING)) {
             RedisBloomFilter filter = restarted.getBean(BloomFilterRegistry.class).filter("user");
             GuardedApp.Directory directory = restarted.getBean(GuardedApp.Directory.class);
@@ -219,7 +207,7 @@ class AutoResizeTests {
 
         List<String> larger = new ArrayList<>(List.of(RESIZING));
         larger.add("bloom-guard.filters.user.expected-insertions=40000");
-        try (ConfigurableApplicationContext reconfigured = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP,
+        try (ConfigurableApplicationContext reconfigured = GuardedApp.start(REDIS.port(), prefix, TABLE, WARMUP,
                 larger.toArray(String[]::new))) {
             RedisBloomFilter filter = reconfigured.getBean(BloomFilterRegistry.class).filter("user");
             assertThat(filter.geometry().expectedInsertions()).as("a configuration larger than the resize wins")
@@ -243,8 +231,8 @@ class AutoResizeTests {
     void aGrownGenerationRedisLosesBlocksNothingAndIsLoadedAgain() throws Exception {
         seed(6_000);
         String prefix = "resize-lost-" + (++testNumber);
-        try (ConfigurableApplicationContext app = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP, RESIZING);
-                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+        try (ConfigurableApplicationContext app = GuardedApp.start(REDIS.port(), prefix, TABLE, WARMUP, RESIZING);
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + REDIS.port());
                 StatefulRedisConnection<String, String> admin = client.connect()) {
             GuardedApp.Directory directory = app.getBean(GuardedApp.Directory.class);
             RedisBloomFilter filter = app.getBean(BloomFilterRegistry.class).filter("user");
@@ -255,13 +243,11 @@ class AutoResizeTests {
 
             assertThat(admin.sync().del(grownKey)).isEqualTo(1);
 
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!answersComplete(filter, grownKey)) {
-                assertThat(System.nanoTime()).as("the grown generation loaded again within 30 s").isLessThan(deadline);
+            Await.until("the grown generation loaded again within 30 s", Duration.ofSeconds(30), Duration.ofMillis(50), () -> {
                 rows.add(directory.create());
                 assertNoneAbsent(filter, rows, "while the grown generation is lost");
-                Thread.sleep(50);
-            }
+                return answersComplete(filter, grownKey);
+            });
             assertNoneAbsent(filter, rows, "once it is loaded again");
             assertThat(filter.status().resizedFrom()).isPresent();
             assertThat(GuardedApp.rejectedWithin(directory, Duration.ofSeconds(5))).isGreaterThanOrEqualTo(900);
@@ -274,8 +260,8 @@ class AutoResizeTests {
         String prefix = "resize-off-" + (++testNumber);
         String[] notResizing = java.util.Arrays.stream(RESIZING).filter(property -> !property.contains("auto-resize"))
                 .toArray(String[]::new);
-        try (ConfigurableApplicationContext app = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP, notResizing);
-                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+        try (ConfigurableApplicationContext app = GuardedApp.start(REDIS.port(), prefix, TABLE, WARMUP, notResizing);
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + REDIS.port());
                 StatefulRedisConnection<String, String> admin = client.connect()) {
             RedisBloomFilter filter = app.getBean(BloomFilterRegistry.class).filter("user");
             Thread.sleep(4_000); // longer than a resize takes with these intervals (see the test above)

@@ -6,22 +6,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.stream.LongStream;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
-import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.testsupport.Await;
+import dev.bloomguard.testsupport.RedisServerExtension;
 
 /**
  * Rows that another service, a batch job or plain SQL inserts never pass through
@@ -35,7 +35,9 @@ class CatchUpTests {
     private static final String WARMUP_SQL = "SELECT id FROM " + TABLE;
     private static final String CATCH_UP_SQL = "SELECT id FROM " + TABLE + " WHERE created_at > :since";
 
-    private static RedisServer redis;
+    @RegisterExtension
+    static final RedisServerExtension REDIS = new RedisServerExtension();
+
     private static int testNumber;
 
     @BeforeAll
@@ -43,12 +45,6 @@ class CatchUpTests {
         RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE
                 + " (id BIGINT PRIMARY KEY, created_at TIMESTAMPTZ NOT NULL DEFAULT now())",
                 "INSERT INTO " + TABLE + " (id) SELECT 2 * g FROM generate_series(1, 20000) g");
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
     }
 
     /** With a bean, {@link GuardedApp} turns the catch-up properties into the bean's own catch-up. */
@@ -56,7 +52,7 @@ class CatchUpTests {
     @EnumSource(GuardedApp.Source.class)
     void aRowInsertedByPlainSqlIsNotBlockedOnceTheCatchUpQueryHasRun(GuardedApp.Source source) throws Exception {
         RealServers.execute("DELETE FROM " + TABLE + " WHERE id > 5000000");
-        try (ConfigurableApplicationContext context = GuardedApp.start(source, redis.port(), prefix(), TABLE, WARMUP_SQL,
+        try (ConfigurableApplicationContext context = GuardedApp.start(source, REDIS.port(), prefix(), TABLE, WARMUP_SQL,
                 "bloom-guard.filters.user.warmup.catch-up-sql=" + CATCH_UP_SQL,
                 "bloom-guard.filters.user.warmup.catch-up-interval=300ms")) {
             RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
@@ -74,7 +70,7 @@ class CatchUpTests {
 
     @Test
     void aCatchUpQueryOfSeveralColumnsAddsTheWarmupsKeyColumn() throws Exception {
-        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), prefix(), TABLE,
+        try (ConfigurableApplicationContext context = GuardedApp.start(REDIS.port(), prefix(), TABLE,
                 "SELECT created_at, id FROM " + TABLE,
                 "bloom-guard.filters.user.warmup.key-column=id",
                 "bloom-guard.filters.user.warmup.catch-up-sql=SELECT created_at, id FROM " + TABLE
@@ -94,7 +90,7 @@ class CatchUpTests {
 
     @Test
     void startupNamesAFilterThatLearnsOfOtherWritersOnlyThroughBloomPut(CapturedOutput output) {
-        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), prefix(), TABLE, WARMUP_SQL)) {
+        try (ConfigurableApplicationContext context = GuardedApp.start(REDIS.port(), prefix(), TABLE, WARMUP_SQL)) {
             assertThat(output.getOut() + output.getErr()).contains("Filter 'user'")
                     .contains("bloom-guard.filters.user.warmup.catch-up-sql")
                     .contains("bloom-guard.filters.user.rebuild.interval").contains("@BloomPut");

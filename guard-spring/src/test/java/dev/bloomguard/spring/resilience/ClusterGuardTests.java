@@ -10,13 +10,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
-import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.embedded.RedisCluster;
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardRejectedException;
-import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.testsupport.Await;
 
 /**
@@ -32,8 +30,7 @@ class ClusterGuardTests {
 
     @BeforeAll
     static void startServers() {
-        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
-                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 20000) g");
+        GuardedApp.createUsers(TABLE, 20000);
         cluster = RedisCluster.start(3);
     }
 
@@ -50,11 +47,7 @@ class ClusterGuardTests {
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
             RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
             assertThat(filter.geometry().shards()).isEqualTo(6);
-            long absent = 1;
-            while (filter.check(absent) != Membership.ABSENT) {
-                absent += 2;
-            }
-            long absentKey = absent;
+            long absentKey = GuardedApp.absentId(filter);
             assertThat(directory.find(2)).isEqualTo(2);
             assertThatThrownBy(() -> directory.find(absentKey)).isInstanceOf(BloomGuardRejectedException.class);
 

@@ -16,7 +16,7 @@ import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.BloomGuardRejectedException;
-import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.testsupport.Await;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -36,8 +36,7 @@ class FailedAddTests {
 
     @Test
     void aCommittedRowWhoseAddRedisRefusedIsNotBlockedAndReachesEveryInstanceOnceRedisTakesWrites() throws Exception {
-        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
-                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 5000) g");
+        GuardedApp.createUsers(TABLE, 5000);
         String warmup = "SELECT id FROM " + TABLE;
         try (RedisServer redis = RedisServer.start();
                 RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
@@ -81,8 +80,7 @@ class FailedAddTests {
      */
     @Test
     void aCheckSentWhileTheAddWasStillRetriedDoesNotBlockTheRowWhenTheRetryLandsBeforeItsAnswer() throws Exception {
-        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
-                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 5000) g");
+        GuardedApp.createUsers(TABLE, 5000);
         try (RedisServer redis = RedisServer.start();
                 RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
                 StatefulRedisConnection<String, String> admin = client.connect();
@@ -98,11 +96,7 @@ class FailedAddTests {
             writer.getBean(GuardedApp.ReadHook.class).afterNextRead(() -> {
                 // Redis has read the row's bits, still clear; before the answer is looked at, the retry lands.
                 admin.sync().configSet("min-replicas-to-write", "0");
-                long deadline = System.nanoTime() + BOUND.toNanos();
-                while (filter.check(created) != Membership.PRESENT) {
-                    assertThat(System.nanoTime()).as("the retry landed").isLessThan(deadline);
-                    sleep(20);
-                }
+                Await.until("the retry landed", BOUND, () -> filter.check(created) == Membership.PRESENT);
                 sleep(300); // and the retry queue has let go of the filter
             });
             assertThatCode(() -> writing.find(created)).as("the committed row").doesNotThrowAnyException();
@@ -124,8 +118,7 @@ class FailedAddTests {
 
     @Test
     void aTransactionalWriteWhoseAddRedisRefusesRollsItsRowBack() throws Exception {
-        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
-                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 5000) g");
+        GuardedApp.createUsers(TABLE, 5000);
         try (RedisServer redis = RedisServer.start();
                 RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
                 StatefulRedisConnection<String, String> admin = client.connect();

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.LongStream;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
@@ -23,12 +24,15 @@ import org.springframework.transaction.support.DefaultTransactionDefinition;
 
 import reactor.core.publisher.Mono;
 
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.spring.BloomGuard;
 import dev.bloomguard.spring.BloomKeySource;
 import dev.bloomguard.spring.BloomPut;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.warmup.KeySource;
 import dev.bloomguard.spring.warmup.RepositoryKeySource;
+import dev.bloomguard.testsupport.AbsentKeys;
 
 /**
  * A small application guarding a user directory, started as many times as a test needs
@@ -260,6 +264,21 @@ public class GuardedApp {
                 return true;
             }
         }).count();
+    }
+
+    /**
+     * Creates {@code table} anew holding the users a test starts from, the even ids 2 to
+     * {@code 2 * count}: {@link Users#create()} adds odd ids above them; the odd ids below are never inserted.
+     */
+    public static void createUsers(String table, int count) {
+        RealServers.execute("DROP TABLE IF EXISTS " + table, "CREATE TABLE " + table + " (id BIGINT PRIMARY KEY)",
+                "INSERT INTO " + table + " SELECT 2 * g FROM generate_series(1, " + count + ") g");
+    }
+
+    /** The first odd id, one never inserted, that {@code filter} answers absent for. */
+    public static long absentId(RedisBloomFilter filter) {
+        return AbsentKeys.first(1, LongStream.iterate(1, id -> id + 2).limit(100_000), id -> filter.check(id) == Membership.ABSENT)
+                .get(0);
     }
 
     /**

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,10 +15,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -28,11 +27,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
-import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.warmup.FilterWarmer;
+import dev.bloomguard.testsupport.Await;
+import dev.bloomguard.testsupport.RedisServerExtension;
 
 /**
  * Several application instances on one Redis and one PostgreSQL: one warms, the others wait;
@@ -45,7 +45,9 @@ class MultipleInstancesTests {
     /** Counts its own executions in a sequence (sequences ignore the warmup's rollback). */
     private static final String WARMUP_SQL = "SELECT id FROM counted_fleet_users()";
 
-    private static RedisServer redis;
+    @RegisterExtension
+    static final RedisServerExtension REDIS = new RedisServerExtension();
+
     private static int testNumber;
 
     @BeforeAll
@@ -57,12 +59,6 @@ class MultipleInstancesTests {
                 "CREATE OR REPLACE FUNCTION counted_fleet_users() RETURNS TABLE (id BIGINT) AS $$ "
                         + "BEGIN PERFORM nextval('" + CALLS + "'); RETURN QUERY SELECT u.id FROM " + TABLE + " u; END "
                         + "$$ LANGUAGE plpgsql VOLATILE");
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
     }
 
     @BeforeEach
@@ -77,8 +73,8 @@ class MultipleInstancesTests {
         long before = warmupCalls();
         ExecutorService starter = Executors.newFixedThreadPool(2);
         try {
-            Future<ConfigurableApplicationContext> first = starter.submit(() -> GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL));
-            Future<ConfigurableApplicationContext> second = starter.submit(() -> GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL));
+            Future<ConfigurableApplicationContext> first = starter.submit(() -> GuardedApp.start(source, REDIS.port(), prefix, TABLE, WARMUP_SQL));
+            Future<ConfigurableApplicationContext> second = starter.submit(() -> GuardedApp.start(source, REDIS.port(), prefix, TABLE, WARMUP_SQL));
             try (ConfigurableApplicationContext a = first.get(60, TimeUnit.SECONDS);
                     ConfigurableApplicationContext b = second.get(60, TimeUnit.SECONDS)) {
                 assertThat(warmupCalls() - before).as("warmup queries run").isEqualTo(1);
@@ -87,7 +83,7 @@ class MultipleInstancesTests {
                     assertThat(filter.isReady()).isTrue();
                     assertThat(filter.check(100_000L)).isEqualTo(Membership.PRESENT);
                 }
-                try (ConfigurableApplicationContext restarted = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL)) {
+                try (ConfigurableApplicationContext restarted = GuardedApp.start(source, REDIS.port(), prefix, TABLE, WARMUP_SQL)) {
                     assertThat(warmupCalls() - before).as("a restarted instance finds the filter live").isEqualTo(1);
                     assertThat(restarted.getBean(BloomFilterRegistry.class).filter("user").isReady()).isTrue();
                 }
@@ -104,9 +100,9 @@ class MultipleInstancesTests {
         String prefix = prefix();
         // What is asserted is that no key is lost across swaps, not timing: with GuardedApp's 50 ms
         // timeout, six writers on a busy 2-core machine can open the circuit and fail a rebuild's lock.
-        try (ConfigurableApplicationContext a = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL,
+        try (ConfigurableApplicationContext a = GuardedApp.start(source, REDIS.port(), prefix, TABLE, WARMUP_SQL,
                 "bloom-guard.redis-timeout=2s");
-                ConfigurableApplicationContext b = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL,
+                ConfigurableApplicationContext b = GuardedApp.start(source, REDIS.port(), prefix, TABLE, WARMUP_SQL,
                         "bloom-guard.redis-timeout=2s")) {
             List<GuardedApp.Directory> directories = List.of(a.getBean(GuardedApp.Directory.class),
                     b.getBean(GuardedApp.Directory.class));
@@ -168,7 +164,7 @@ class MultipleInstancesTests {
     @EnumSource(GuardedApp.Source.class)
     void checksAndAddsDuringSwapsSeeNoFalseNegative(GuardedApp.Source source) throws Exception {
         String prefix = prefix();
-        try (ConfigurableApplicationContext context = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL)) {
+        try (ConfigurableApplicationContext context = GuardedApp.start(source, REDIS.port(), prefix, TABLE, WARMUP_SQL)) {
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
             List<Long> present = LongStream.rangeClosed(1, 50_000).map(i -> 2 * i).boxed().toList();
             Queue<String> falseNegatives = new ConcurrentLinkedQueue<>();
@@ -236,8 +232,8 @@ class MultipleInstancesTests {
         String prefix = prefix();
         String[] mirror = { "bloom-guard.filters.user.local-mirror.enabled=true",
                 "bloom-guard.filters.user.local-mirror.max-memory=4MB" };
-        try (ConfigurableApplicationContext a = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL, mirror);
-                ConfigurableApplicationContext b = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL, mirror)) {
+        try (ConfigurableApplicationContext a = GuardedApp.start(REDIS.port(), prefix, TABLE, WARMUP_SQL, mirror);
+                ConfigurableApplicationContext b = GuardedApp.start(REDIS.port(), prefix, TABLE, WARMUP_SQL, mirror)) {
             GuardedApp.Directory onA = a.getBean(GuardedApp.Directory.class);
             GuardedApp.Directory onB = b.getBean(GuardedApp.Directory.class);
             for (long id = 2; id <= 20_000; id += 2) {
@@ -264,20 +260,18 @@ class MultipleInstancesTests {
     @Test
     void aTrustingMirrorHearsTheAddsOfAnInstanceWithoutAMirror() throws Exception {
         String prefix = prefix();
-        try (ConfigurableApplicationContext old = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL);
-                ConfigurableApplicationContext trusting = GuardedApp.start(redis.port(), prefix, TABLE, WARMUP_SQL,
+        try (ConfigurableApplicationContext old = GuardedApp.start(REDIS.port(), prefix, TABLE, WARMUP_SQL);
+                ConfigurableApplicationContext trusting = GuardedApp.start(REDIS.port(), prefix, TABLE, WARMUP_SQL,
                         "bloom-guard.filters.user.local-mirror.enabled=true",
                         "bloom-guard.filters.user.local-mirror.trust-absent=true",
                         "bloom-guard.filters.user.local-mirror.refresh-after=10m")) {
             GuardedApp.Directory onOld = old.getBean(GuardedApp.Directory.class);
             GuardedApp.Directory onTrusting = trusting.getBean(GuardedApp.Directory.class);
             RedisBloomFilter mirrored = trusting.getBean(BloomFilterRegistry.class).filter("user");
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (!mirrored.mirrorStats().orElseThrow().hearing() || mirrored.mirrorStats().orElseThrow().pages() == 0) {
-                assertThat(System.nanoTime()).as("the trusting mirror hears and holds pages").isLessThan(deadline);
+            Await.until("the trusting mirror hears and holds pages", Duration.ofSeconds(20), () -> {
                 GuardedApp.rejected(onTrusting);
-                Thread.sleep(20);
-            }
+                return mirrored.mirrorStats().orElseThrow().hearing() && mirrored.mirrorStats().orElseThrow().pages() > 0;
+            });
             assertThat(GuardedApp.rejected(onTrusting)).as("absent ids of 1,000 blocked").isGreaterThan(950);
             io.micrometer.core.instrument.MeterRegistry meters = trusting.getBean(io.micrometer.core.instrument.MeterRegistry.class);
             assertThat(meters.get("bloomguard.mirror.hearing").tag("filter", "user").gauge().value())

@@ -7,10 +7,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.stream.LongStream;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -18,11 +18,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
-import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.testsupport.Await;
+import dev.bloomguard.testsupport.RedisServerExtension;
 
 /** {@code rebuild.interval}: stale filters are rebuilt from the SQL, by one instance, and drop deleted keys. */
 class RebuildTests {
@@ -31,7 +31,9 @@ class RebuildTests {
     private static final String CALLS = "rebuilt_warmup_calls";
     private static final String WARMUP_SQL = "SELECT id FROM counted_rebuilt_users()";
 
-    private static RedisServer redis;
+    @RegisterExtension
+    static final RedisServerExtension REDIS = new RedisServerExtension();
+
     private static int testNumber;
 
     @BeforeAll
@@ -41,18 +43,12 @@ class RebuildTests {
                 "CREATE OR REPLACE FUNCTION counted_rebuilt_users() RETURNS TABLE (id BIGINT) AS $$ "
                         + "BEGIN PERFORM nextval('" + CALLS + "'); RETURN QUERY SELECT u.id FROM " + TABLE + " u; END "
                         + "$$ LANGUAGE plpgsql VOLATILE");
-        redis = RedisServer.start();
     }
 
     @BeforeEach
     void seedUsers() {
         RealServers.execute("DELETE FROM " + TABLE,
                 "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 20000) g");
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
     }
 
     /**
@@ -64,7 +60,7 @@ class RebuildTests {
     void aRebuildAskedForWhileALoadRunsReadsItsSourceAfterTheAsking() throws Exception {
         // The query sleeps before its rows, so the first rebuild is still running when the second is asked for.
         String slowQuery = "SELECT id FROM " + TABLE + " CROSS JOIN (SELECT pg_sleep(1.5)) AS pause";
-        try (ConfigurableApplicationContext app = GuardedApp.start(redis.port(), "rebuilt-after-" + (++testNumber),
+        try (ConfigurableApplicationContext app = GuardedApp.start(REDIS.port(), "rebuilt-after-" + (++testNumber),
                 TABLE, slowQuery)) {
             GuardedApp.Directory directory = app.getBean(GuardedApp.Directory.class);
             FilterWarmer warmer = app.getBean(FilterWarmer.class);
@@ -85,7 +81,7 @@ class RebuildTests {
     @ParameterizedTest
     @EnumSource(GuardedApp.Source.class)
     void rebuildsWhenTheLiveFilterIsOlderThanTheIntervalAndDropsDeletedKeys(GuardedApp.Source source) throws Exception {
-        try (ConfigurableApplicationContext context = GuardedApp.start(source, redis.port(), prefix(), TABLE, WARMUP_SQL,
+        try (ConfigurableApplicationContext context = GuardedApp.start(source, REDIS.port(), prefix(), TABLE, WARMUP_SQL,
                 "bloom-guard.filters.user.rebuild.interval=2s")) {
             RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
             Instant firstLoad = filter.liveSince().orElseThrow();
@@ -111,16 +107,16 @@ class RebuildTests {
     void aRestartedInstanceRewarmsOnlyAStaleFilter(GuardedApp.Source source) throws Exception {
         String prefix = prefix();
         long before = warmupCalls();
-        try (ConfigurableApplicationContext first = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL,
+        try (ConfigurableApplicationContext first = GuardedApp.start(source, REDIS.port(), prefix, TABLE, WARMUP_SQL,
                 "bloom-guard.filters.user.rebuild.interval=1h")) {
             assertThat(warmupCalls() - before).isEqualTo(1);
         }
-        try (ConfigurableApplicationContext fresh = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL,
+        try (ConfigurableApplicationContext fresh = GuardedApp.start(source, REDIS.port(), prefix, TABLE, WARMUP_SQL,
                 "bloom-guard.filters.user.rebuild.interval=1h")) {
             assertThat(warmupCalls() - before).as("younger than the interval: not warmed again").isEqualTo(1);
         }
         Thread.sleep(1_100);
-        try (ConfigurableApplicationContext stale = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL,
+        try (ConfigurableApplicationContext stale = GuardedApp.start(source, REDIS.port(), prefix, TABLE, WARMUP_SQL,
                 "bloom-guard.filters.user.rebuild.interval=1s")) {
             assertThat(warmupCalls() - before).as("older than the interval: warmed again").isEqualTo(2);
             assertThat(stale.getBean(BloomFilterRegistry.class).filter("user").isReady()).isTrue();
@@ -133,12 +129,12 @@ class RebuildTests {
         String prefix = prefix();
         RealServers.execute("DROP TABLE IF EXISTS rebuilt_more_users", "CREATE TABLE rebuilt_more_users (id BIGINT)",
                 "INSERT INTO rebuilt_more_users VALUES (1000001)");
-        try (ConfigurableApplicationContext first = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL)) {
+        try (ConfigurableApplicationContext first = GuardedApp.start(source, REDIS.port(), prefix, TABLE, WARMUP_SQL)) {
             assertThat(first.getBean(BloomFilterRegistry.class).filter("user").isReady()).isTrue();
         }
         String widened = "SELECT id FROM counted_rebuilt_users() UNION ALL SELECT id FROM rebuilt_more_users";
         long before = warmupCalls();
-        try (ConfigurableApplicationContext changed = GuardedApp.start(source, redis.port(), prefix, TABLE, widened)) {
+        try (ConfigurableApplicationContext changed = GuardedApp.start(source, REDIS.port(), prefix, TABLE, widened)) {
             assertThat(warmupCalls() - before).as("the new query ran").isEqualTo(1);
             assertThat(changed.getBean(GuardedApp.Directory.class).find(1_000_001L))
                     .as("a key only the new query returns").isEqualTo(1_000_001L);
@@ -156,13 +152,13 @@ class RebuildTests {
         String prefix = prefix();
         RealServers.execute("DROP TABLE IF EXISTS rebuilt_late_users", "CREATE TABLE rebuilt_late_users (id BIGINT)",
                 "INSERT INTO rebuilt_late_users VALUES (1000003)");
-        try (ConfigurableApplicationContext first = GuardedApp.start(source, redis.port(), prefix, TABLE, WARMUP_SQL)) {
+        try (ConfigurableApplicationContext first = GuardedApp.start(source, REDIS.port(), prefix, TABLE, WARMUP_SQL)) {
             assertThat(first.getBean(BloomFilterRegistry.class).filter("user").check(1_000_003L))
                     .isEqualTo(Membership.ABSENT);
         }
         String slowWidened = "SELECT id FROM counted_rebuilt_users() UNION ALL "
                 + "SELECT id FROM rebuilt_late_users, pg_sleep(3) AS pause";
-        try (ConfigurableApplicationContext changed = GuardedApp.start(source, redis.port(), prefix, TABLE, slowWidened,
+        try (ConfigurableApplicationContext changed = GuardedApp.start(source, REDIS.port(), prefix, TABLE, slowWidened,
                 "bloom-guard.filters.user.warmup.blocking=false")) {
             RedisBloomFilter filter = changed.getBean(BloomFilterRegistry.class).filter("user");
             GuardedApp.Directory directory = changed.getBean(GuardedApp.Directory.class);
@@ -185,7 +181,7 @@ class RebuildTests {
     @ParameterizedTest
     @EnumSource(GuardedApp.Source.class)
     void aRebuildThatReadsFarFewerKeysThanTheLiveFilterIsRefusedUntilForced(GuardedApp.Source source) throws Exception {
-        try (ConfigurableApplicationContext context = GuardedApp.start(source, redis.port(), prefix(), TABLE, WARMUP_SQL,
+        try (ConfigurableApplicationContext context = GuardedApp.start(source, REDIS.port(), prefix(), TABLE, WARMUP_SQL,
                 "bloom-guard.filters.user.rebuild.interval=3s")) {
             RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
             FilterWarmer warmer = context.getBean(FilterWarmer.class);
@@ -225,7 +221,7 @@ class RebuildTests {
      */
     @Test
     void theSqlSourceStoresTheFingerprintEarlierReleasesStored() {
-        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), prefix(), TABLE, WARMUP_SQL)) {
+        try (ConfigurableApplicationContext context = GuardedApp.start(REDIS.port(), prefix(), TABLE, WARMUP_SQL)) {
             assertThat(context.getBean(BloomFilterRegistry.class).filter("user").liveSourceId())
                     .contains("sql:7a821ccbe84948d6");
         }

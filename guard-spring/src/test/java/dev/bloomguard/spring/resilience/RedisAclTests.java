@@ -43,8 +43,7 @@ class RedisAclTests {
 
     @Test
     void theDocumentedAclRunsLoadCheckAddRebuildAndMirrorsWithoutOneDeniedCommand() throws Exception {
-        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
-                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 5000) g");
+        GuardedApp.createUsers(TABLE, 5000);
         String warmup = "SELECT id FROM " + TABLE;
         String[] asTheUser = { "spring.data.redis.username=" + USER, "spring.data.redis.password=" + PASSWORD,
                 "bloom-guard.filters.user.local-mirror.enabled=true",

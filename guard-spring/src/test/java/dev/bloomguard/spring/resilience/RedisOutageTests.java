@@ -10,10 +10,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.Logger;
@@ -33,6 +33,7 @@ import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.testsupport.AbsentKeys;
 import dev.bloomguard.testsupport.Await;
+import dev.bloomguard.testsupport.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -53,26 +54,21 @@ class RedisOutageTests {
     private static final Duration REDIS_TIMEOUT = Duration.ofMillis(50);
     private static final Duration MARGIN = Duration.ofMillis(150);
 
-    private static RedisServer redis;
+    @RegisterExtension
+    static final RedisServerExtension REDIS = new RedisServerExtension();
+
     private static int testNumber;
 
     @BeforeAll
     static void startServers() {
-        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
-                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 50000) g");
-        redis = RedisServer.start();
+        GuardedApp.createUsers(TABLE, 50000);
     }
 
     @BeforeEach
     void redisIsUp() {
-        if (!redis.isRunning()) {
-            redis.restart();
+        if (!REDIS.server().isRunning()) {
+            REDIS.server().restart();
         }
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
     }
 
     @ParameterizedTest
@@ -87,7 +83,7 @@ class RedisOutageTests {
 
             try (Traffic traffic = new Traffic(directory, presentSample(), absent, 4)) {
                 Await.until("traffic runs", Duration.ofSeconds(5), () -> traffic.calls() > 200);
-                redis.stop();
+                REDIS.server().stop();
                 traffic.pause();
 
                 double bypassedBefore = bypassed(context);
@@ -118,7 +114,7 @@ class RedisOutageTests {
                 assertThat(directory.find(createdWhileDown)).isEqualTo(createdWhileDown);
 
                 traffic.resume();
-                redis.restart();
+                REDIS.server().restart();
                 long restarted = System.nanoTime();
                 Await.until("filter re-warmed after an empty restart", Duration.ofSeconds(30),
                         () -> filter.check(absent.get(3)) == Membership.ABSENT);
@@ -137,12 +133,12 @@ class RedisOutageTests {
 
     @Test
     void onRedisFailureBlockRejectsCallsWhileRedisIsDownAndCountsThemBypassed() throws Exception {
-        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), "outage" + (++testNumber), TABLE,
+        try (ConfigurableApplicationContext context = GuardedApp.start(REDIS.port(), "outage" + (++testNumber), TABLE,
                 WARMUP_SQL, "bloom-guard.on-redis-failure=block")) {
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
             GuardedApp.Users users = context.getBean(GuardedApp.Users.class);
             assertThat(directory.find(2)).isEqualTo(2);
-            redis.stop();
+            REDIS.server().stop();
             double before = bypassed(context);
             long calls = users.calls();
             for (int i = 0; i < 10; i++) {
@@ -152,7 +148,7 @@ class RedisOutageTests {
             }
             assertThat(bypassed(context) - before).isEqualTo(10);
             assertThat(users.calls()).as("no rejected call reached the repository").isEqualTo(calls);
-            redis.restart();
+            REDIS.server().restart();
             Await.until("guarding again after the restart", Duration.ofSeconds(30), () -> !rejects(directory, 2));
         }
     }
@@ -160,7 +156,7 @@ class RedisOutageTests {
     @Test
     void reactiveCallsWhileRedisIsPausedOrDownAreBypassedWithinTheTimeoutAndAddsFailLoudly() throws Exception {
         try (ConfigurableApplicationContext context = start();
-                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + REDIS.port());
                 StatefulRedisConnection<String, String> admin = client.connect()) {
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
             RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
@@ -179,7 +175,7 @@ class RedisOutageTests {
             Await.until("blocking again after the pause", Duration.ofSeconds(10),
                     () -> rejects(() -> directory.findLater(absent.get(1)).block()));
 
-            redis.stop();
+            REDIS.server().stop();
             for (int i = 0; i < 5; i++) {
                 long call = System.nanoTime();
                 assertThat(directory.findLater(absent.get(2)).block()).isEqualTo(absent.get(2));
@@ -192,12 +188,12 @@ class RedisOutageTests {
 
     @Test
     void reactiveCallsUnderOnRedisFailureBlockFailClosedWhileRedisIsDown() throws Exception {
-        try (ConfigurableApplicationContext context = GuardedApp.start(redis.port(), "outage" + (++testNumber), TABLE,
+        try (ConfigurableApplicationContext context = GuardedApp.start(REDIS.port(), "outage" + (++testNumber), TABLE,
                 WARMUP_SQL, "bloom-guard.on-redis-failure=block")) {
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
             GuardedApp.Users users = context.getBean(GuardedApp.Users.class);
             assertThat(directory.findLater(2).block()).isEqualTo(2);
-            redis.stop();
+            REDIS.server().stop();
             long calls = users.calls();
             for (int i = 0; i < 5; i++) {
                 assertThatThrownBy(() -> directory.findLater(2).block()).as("fail closed")
@@ -211,7 +207,7 @@ class RedisOutageTests {
     @EnumSource(GuardedApp.Source.class)
     void flushAllUnderTrafficBlocksNoPresentKeyAndBlockingResumesAfterReWarm(GuardedApp.Source source) throws Exception {
         try (ConfigurableApplicationContext context = start(source);
-                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + REDIS.port());
                 StatefulRedisConnection<String, String> admin = client.connect()) {
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
             RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
@@ -235,7 +231,7 @@ class RedisOutageTests {
     @Test
     void pausedRedisCostsAtMostTheTimeoutAndBypasses() throws Exception {
         try (ConfigurableApplicationContext context = start();
-                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + REDIS.port());
                 StatefulRedisConnection<String, String> admin = client.connect()) {
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
             RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
@@ -253,7 +249,7 @@ class RedisOutageTests {
     @Test
     void loadingRedisAnswersNoCheckAndFailsNoCaller() throws Exception {
         try (ConfigurableApplicationContext context = start();
-                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + REDIS.port());
                 StatefulRedisConnection<String, String> admin = client.connect();
                 StatefulRedisConnection<String, String> reloader = client.connect()) {
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
@@ -294,7 +290,7 @@ class RedisOutageTests {
     void readOnlyReplicaAndOutOfMemoryNeverBlockACommittedRowNorFailAChecks() throws Exception {
         try (RedisServer emptyPrimary = RedisServer.start();
                 ConfigurableApplicationContext context = start();
-                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + REDIS.port());
                 StatefulRedisConnection<String, String> admin = client.connect()) {
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
             RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
@@ -346,9 +342,9 @@ class RedisOutageTests {
         RealServers.execute("DROP TABLE IF EXISTS outage_pause", "CREATE TABLE outage_pause (seconds FLOAT)",
                 "INSERT INTO outage_pause VALUES (0)");
         String slowQuery = "SELECT u.id FROM " + TABLE + " u, (SELECT pg_sleep(p.seconds) FROM outage_pause p) pause";
-        try (ConfigurableApplicationContext context = GuardedApp.start(source, redis.port(), "outage" + (++testNumber), TABLE,
+        try (ConfigurableApplicationContext context = GuardedApp.start(source, REDIS.port(), "outage" + (++testNumber), TABLE,
                 slowQuery);
-                RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + REDIS.port());
                 StatefulRedisConnection<String, String> admin = client.connect()) {
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
             RealServers.execute("UPDATE outage_pause SET seconds = 2");
@@ -378,7 +374,7 @@ class RedisOutageTests {
     }
 
     private ConfigurableApplicationContext start(GuardedApp.Source source) {
-        return GuardedApp.start(source, redis.port(), "outage" + (++testNumber), TABLE, WARMUP_SQL);
+        return GuardedApp.start(source, REDIS.port(), "outage" + (++testNumber), TABLE, WARMUP_SQL);
     }
 
     /** Whether the guard rejects {@code id} right now. */

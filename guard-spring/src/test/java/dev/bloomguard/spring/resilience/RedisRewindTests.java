@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.time.Duration;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.bloomguard.embedded.RedisServer;
-import dev.bloomguard.spring.RealServers;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
@@ -32,8 +30,7 @@ class RedisRewindTests {
     @ParameterizedTest
     @EnumSource(GuardedApp.Source.class)
     void aRowAddedAfterTheSnapshotRedisRestartedFromIsNotBlockedBeyondTheRewindCheck(GuardedApp.Source source) throws Exception {
-        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
-                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 5000) g");
+        GuardedApp.createUsers(TABLE, 5000);
         String warmup = "SELECT id FROM " + TABLE;
         String check = "bloom-guard.rewind-check-interval=" + REWIND_CHECK.toMillis() + "ms";
         try (RedisServer redis = RedisServer.start();

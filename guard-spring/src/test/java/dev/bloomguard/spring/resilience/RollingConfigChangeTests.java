@@ -37,8 +37,7 @@ class RollingConfigChangeTests {
     @ParameterizedTest
     @EnumSource(GuardedApp.Source.class)
     void rowsCreatedThroughEitherConfigurationAreFoundThroughBothDuringAndAfterTheRollout(GuardedApp.Source source) throws Exception {
-        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
-                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 5000) g");
+        GuardedApp.createUsers(TABLE, 5000);
         String warmup = "SELECT id FROM " + TABLE;
         List<String> newConfig = new ArrayList<>(List.of(FAST_ROLLOUT));
         newConfig.add("bloom-guard.filters.user.expected-insertions=200000");
@@ -97,8 +96,7 @@ class RollingConfigChangeTests {
     @ParameterizedTest
     @EnumSource(GuardedApp.Source.class)
     void anInstanceOfTheOldWarmupQueryBlocksNoneOfItsRowsOnceTheNewQueryIsLoaded(GuardedApp.Source source) throws Exception {
-        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
-                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 5000) g");
+        GuardedApp.createUsers(TABLE, 5000);
         Duration check = Duration.ofMillis(200);
         String[] fastCheck = { "bloom-guard.rewind-check-interval=" + check.toMillis() + "ms" };
         try (RedisServer redis = RedisServer.start();

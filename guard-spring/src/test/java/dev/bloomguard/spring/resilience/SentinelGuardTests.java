@@ -12,12 +12,10 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardRejectedException;
-import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.testsupport.Await;
 
 /** The starter behind Redis Sentinel, configured the usual way ({@code spring.data.redis.sentinel.*}). */
@@ -30,8 +28,7 @@ class SentinelGuardTests {
 
     @BeforeAll
     static void startServers() {
-        RealServers.execute("DROP TABLE IF EXISTS " + TABLE, "CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY)",
-                "INSERT INTO " + TABLE + " SELECT 2 * g FROM generate_series(1, 20000) g");
+        GuardedApp.createUsers(TABLE, 20000);
         master = RedisServer.start();
         sentinel = RedisServer.startSentinel("bloomguard-master", master.port());
     }
@@ -51,11 +48,7 @@ class SentinelGuardTests {
             assertThat(factory.getSentinelConfiguration()).as("the application talks to Sentinel").isNotNull();
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
             RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
-            long absent = 1;
-            while (filter.check(absent) != Membership.ABSENT) {
-                absent += 2;
-            }
-            long absentKey = absent;
+            long absentKey = GuardedApp.absentId(filter);
             assertThat(directory.find(2)).isEqualTo(2);
             assertThatThrownBy(() -> directory.find(absentKey)).isInstanceOf(BloomGuardRejectedException.class);
             try (var connection = factory.getConnection()) {

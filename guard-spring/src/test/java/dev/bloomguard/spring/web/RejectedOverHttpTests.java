@@ -11,21 +11,19 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 
 import dev.bloomguard.core.Membership;
+import dev.bloomguard.spring.AbstractServedApplicationTests;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuard;
 import dev.bloomguard.spring.BootNames;
-import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.TestHttp;
 import dev.bloomguard.testsupport.AbsentKeys;
 import reactor.core.publisher.Mono;
@@ -39,18 +37,7 @@ import reactor.core.publisher.Mono;
 @SpringBootTest(classes = RejectedOverHttpTests.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = { "spring.mvc.problemdetails.enabled=true", "bloom-guard.key-prefix=http",
                 "bloom-guard.redis-timeout=5s", "bloom-guard.filters.thing.expected-insertions=1000" })
-class RejectedOverHttpTests {
-
-    @DynamicPropertySource
-    static void redis(DynamicPropertyRegistry registry) {
-        RealServers.registerRedis(registry);
-    }
-
-    @Value("${local.server.port}")
-    int port;
-
-    @Autowired
-    BloomFilterRegistry registry;
+class RejectedOverHttpTests extends AbstractServedApplicationTests {
 
     @Autowired
     ThingRepository things;
@@ -121,6 +108,7 @@ class RejectedOverHttpTests {
 
     @SpringBootConfiguration
     @EnableAutoConfiguration(excludeName = { BootNames.DATA_SOURCE_3, BootNames.DATA_SOURCE_4 })
+    @Import({ ThingRepository.class, ThingController.class })
     static class App {
 
         @Bean
@@ -128,19 +116,10 @@ class RejectedOverHttpTests {
             return new OwnRejectionHandler.OwnThingController(id -> Mono.justOrEmpty(things.find(id)));
         }
 
+        /** A bean method, not an import: an imported class's nested controller would be registered too. */
         @Bean
         OwnRejectionHandler ownRejectionHandler() {
             return new OwnRejectionHandler();
-        }
-
-        @Bean
-        ThingRepository thingRepository() {
-            return new ThingRepository();
-        }
-
-        @Bean
-        ThingController thingController(ThingRepository things) {
-            return new ThingController(things);
         }
     }
 }

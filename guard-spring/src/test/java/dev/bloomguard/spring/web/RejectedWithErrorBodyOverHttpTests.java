@@ -5,17 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import dev.bloomguard.spring.BloomFilterRegistry;
-import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.spring.AbstractServedApplicationTests;
 import dev.bloomguard.spring.TestHttp;
 
 /**
@@ -28,18 +24,7 @@ import dev.bloomguard.spring.TestHttp;
         properties = { "server.error.include-message=always", "spring.web.error.include-message=always",
                 "bloom-guard.key-prefix=http-error-body",
                 "bloom-guard.redis-timeout=5s", "bloom-guard.filters.thing.expected-insertions=1000" })
-class RejectedWithErrorBodyOverHttpTests {
-
-    @DynamicPropertySource
-    static void redis(DynamicPropertyRegistry registry) {
-        RealServers.registerRedis(registry);
-    }
-
-    @Value("${local.server.port}")
-    int port;
-
-    @Autowired
-    BloomFilterRegistry registry;
+class RejectedWithErrorBodyOverHttpTests extends AbstractServedApplicationTests {
 
     @Autowired
     RejectedOverHttpTests.ThingRepository things;

@@ -3,15 +3,11 @@ package dev.bloomguard.spring.clients.jedis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.context.ApplicationContext;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
-import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.spring.clients.AbstractClientApplicationTests;
 import dev.bloomguard.spring.clients.ClientsApp;
 
 /**
@@ -26,23 +22,10 @@ import dev.bloomguard.spring.clients.ClientsApp;
         "bloom-guard.key-prefix=clients-jedis",
         "bloom-guard.redis-timeout=5s",
         "bloom-guard.filters.user.expected-insertions=20000" })
-class JedisApplicationTests {
-
-    @DynamicPropertySource
-    static void redis(DynamicPropertyRegistry registry) {
-        RealServers.registerRedisPlaceholders(registry);
-    }
-
-    @Autowired
-    ApplicationContext context;
+class JedisApplicationTests extends AbstractClientApplicationTests {
 
     @Test
     void theApplicationsConnectionFactoryIsJedis() {
         assertThat(context.getBean(RedisConnectionFactory.class)).isInstanceOf(JedisConnectionFactory.class);
-    }
-
-    @Test
-    void bootsAndGuardsThroughTheRedisThatJedisUses() {
-        ClientsApp.guardsThrough(context, RealServers.redis());
     }
 }

@@ -3,14 +3,10 @@ package dev.bloomguard.spring.clients.redisson;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.context.ApplicationContext;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
-import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.spring.clients.AbstractClientApplicationTests;
 import dev.bloomguard.spring.clients.ClientsApp;
 
 /**
@@ -25,24 +21,11 @@ import dev.bloomguard.spring.clients.ClientsApp;
         "bloom-guard.key-prefix=clients-redisson",
         "bloom-guard.redis-timeout=5s",
         "bloom-guard.filters.user.expected-insertions=20000" })
-class RedissonApplicationTests {
-
-    @DynamicPropertySource
-    static void redis(DynamicPropertyRegistry registry) {
-        RealServers.registerRedisPlaceholders(registry);
-    }
-
-    @Autowired
-    ApplicationContext context;
+class RedissonApplicationTests extends AbstractClientApplicationTests {
 
     @Test
     void theApplicationsConnectionFactoryIsRedissons() {
         assertThat(context.getBean(RedisConnectionFactory.class).getClass().getName())
                 .startsWith("org.redisson.spring.data.");
-    }
-
-    @Test
-    void bootsAndGuardsThroughTheRedisThatRedissonUses() {
-        ClientsApp.guardsThrough(context, RealServers.redis());
     }
 }
