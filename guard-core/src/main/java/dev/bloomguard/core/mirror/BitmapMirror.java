@@ -37,9 +37,8 @@ import dev.bloomguard.core.redis.CircuitBreaker;
  * each time its subscription is confirmed again, since what was published while it was away is
  * lost.
  *
- * <p>A hit reads its pages from a page table, an array indexed by page in front of the cache
- * (a cache lookup per bit, with its boxed index, was most of a hit's cost): see {@link PageTable}
- * for how it stays within what the cache holds.
+ * <p>A hit reads its pages from a page table in front of the cache (a cache lookup per bit was
+ * most of a hit's cost): see {@link PageTable} for how it stays within what the cache holds.
  */
 public final class BitmapMirror {
 
@@ -133,13 +132,9 @@ public final class BitmapMirror {
     }
 
     /**
-     * The cached page at {@code index}, or null: from the table when it holds one read since the
-     * last swap, else from the cache, whose answer the table then keeps. A page read before the
-     * last swap (its load was on its way when {@link #clear} ran) holds the old bitmap, so it
-     * counts as not cached. {@code throughCache}: see {@link PageTable#throughCache}. A page older
-     * than {@code refresh-after} is asked of the cache, whatever the key: the cache's read is what
-     * reads it again, and an add this mirror did not hear of (a swap whose publish failed) must not
-     * stay missing from it for longer than that.
+     * The cached page at {@code index}, or null when none read since the last {@link #clear}: from
+     * the table ({@link PageTable#throughCache}) while younger than {@code refresh-after}, else from
+     * the cache, whose read is what reads it again (an add not heard of stays out of it no longer).
      */
     private Page cached(long index, long swapsNow, boolean throughCache, long now) {
         if (!throughCache) {
@@ -157,9 +152,8 @@ public final class BitmapMirror {
     }
 
     /**
-     * Looks {@code offsets[0 .. count)} of {@code shard} up in memory. Pages not cached are requested in the
-     * background and the answer is {@link Local#NOT_CACHED}.
-     */
+     * Looks {@code offsets[0 .. count)} of {@code shard} up in memory; pages not cached are
+     * requested in the background ({@link Local#NOT_CACHED}). */
     public Local lookup(int shard, long[] offsets, int count) {
         boolean allCached = true;
         boolean clear = false;
@@ -284,8 +278,7 @@ public final class BitmapMirror {
         swaps.incrementAndGet();
         pages.invalidateAll();
         table.clear();
-        // Once more: a page loaded between the first count and invalidateAll, that a checker keeps in
-        // the table after table.clear() ran, was read before the swap finished and must not answer.
+        // Again: a page loaded meanwhile, kept in the table by a checker after table.clear(), is old.
         swaps.incrementAndGet();
         log.debug("Filter '{}': mirror cleared (a swap, or adds that may not have been heard)", name);
     }
