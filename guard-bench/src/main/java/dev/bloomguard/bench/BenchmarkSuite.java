@@ -4,8 +4,10 @@ import static dev.bloomguard.bench.BenchSupport.FPP;
 import static dev.bloomguard.bench.BenchSupport.PRESENT;
 import static dev.bloomguard.bench.BenchSupport.log;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -41,8 +43,10 @@ import io.lettuce.core.api.StatefulRedisConnection;
  * any machine. Writes {@code docs/benchmarks.md} and its PNG charts.
  *
  * <p>{@code --quick} (the default) finishes in a few minutes on 2 cores; {@code --full} runs
- * longer rounds. {@code --only under-attack} runs that scenario alone and replaces only its
- * section and target rows in the existing file.
+ * longer rounds. {@code --runs N} (N odd) runs the whole suite N times, each in its own JVM, and
+ * judges every target on the median run ({@link SuiteRuns}). {@code --only under-attack} runs that
+ * scenario alone and replaces only its section and target rows in the existing file. What follows
+ * the "Total run time" line of the existing file was written by hand and is kept.
  *
  * <p>Each section comes from its own {@code ...Scenario} class, called here in the order the
  * file lists them; {@code Report} holds the header, the sections and the Targets rows.
@@ -59,25 +63,80 @@ public final class BenchmarkSuite {
     }
 
     public static void main(String[] args) throws Exception {
-        boolean full = List.of(args).contains("--full");
+        List<String> arguments = new ArrayList<>(List.of(args));
+        Path docs = Path.of(option(arguments, "--docs", "docs"));
+        String[] run = option(arguments, "--run", "1/1").split("/");
+        int runs = Integer.parseInt(option(arguments, "--runs", "1"));
+        boolean full = arguments.contains("--full");
         SuiteSettings settings = full
                 ? new SuiteSettings("full", 5, 20_000, 50_000, 2_000, 10_000, 500, 30_000, new long[] { 1_000_000, 10_000_000 }, 1_000_000)
                 : new SuiteSettings("quick", 3, 3_000, 10_000, 500, 2_000, 100, 8_000, new long[] { 1_000_000, 10_000_000 }, 1_000_000);
-        Path docs = Path.of("docs");
         Files.createDirectories(docs);
-        int only = List.of(args).indexOf("--only");
+        int only = arguments.indexOf("--only");
         if (only >= 0) {
-            String scenario = only + 1 < args.length ? args[only + 1] : "";
+            String scenario = only + 1 < arguments.size() ? arguments.get(only + 1) : "";
             if (!scenario.equals(UnderAttackScenario.MARKER)) {
                 throw new IllegalArgumentException("--only (" + scenario + ") must be " + UnderAttackScenario.MARKER);
             }
             new BenchmarkSuite(settings, docs).underAttackAlone();
             return;
         }
-        new BenchmarkSuite(settings, docs).run(String.join(" ", args));
+        if (runs > 1) {
+            severalRuns(runs, arguments, docs);
+            return;
+        }
+        int ofRuns = Integer.parseInt(run[1]);
+        BenchmarkSuite suite = new BenchmarkSuite(settings, docs);
+        suite.run((String.join(" ", arguments) + (ofRuns > 1 ? " --runs " + ofRuns : "")).trim(), ofRuns);
+        SuiteRuns.write(docs, suite.report.targets());
     }
 
-    private void run(String arguments) throws Exception {
+    /**
+     * Removes {@code name} and its value from {@code arguments}, returning the value, or
+     * {@code otherwise} when it is not there.
+     */
+    private static String option(List<String> arguments, String name, String otherwise) {
+        int at = arguments.indexOf(name);
+        if (at < 0) {
+            return otherwise;
+        }
+        if (at + 1 >= arguments.size()) {
+            throw new IllegalArgumentException(name + " needs a value");
+        }
+        String value = arguments.remove(at + 1);
+        arguments.remove(at);
+        return value;
+    }
+
+    /** {@code --runs N}: see {@link SuiteRuns}; the file gets the last run's sections. */
+    private static void severalRuns(int runs, List<String> arguments, Path docs) throws Exception {
+        if (runs % 2 == 0) {
+            throw new IllegalArgumentException("--runs (" + runs + ") must be odd: the median must be a run's own figure");
+        }
+        List<Path> directories = SuiteRuns.runEach(runs, arguments, Files.createTempDirectory("bloom-guard-bench-"));
+        List<List<Target>> targets = new ArrayList<>();
+        for (Path directory : directories) {
+            targets.add(SuiteRuns.read(directory));
+        }
+        Path last = directories.get(runs - 1);
+        String document = Files.readString(last.resolve("benchmarks.md"));
+        try (var charts = Files.list(last)) {
+            for (Path chart : charts.filter(file -> file.toString().endsWith(".png")).toList()) {
+                Files.copy(chart, docs.resolve(chart.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        write(docs, ReportSections.targetsSection(document, SuiteRuns.table(targets)));
+    }
+
+    /** Writes {@code document} as {@code docs/benchmarks.md}, keeping what was written by hand after the last run. */
+    private static void write(Path docs, String document) throws IOException {
+        Path file = docs.resolve("benchmarks.md");
+        String kept = Files.exists(file) ? ReportSections.handWritten(Files.readString(file)) : "";
+        Files.writeString(file, document + kept);
+        log("Wrote %s", file.toAbsolutePath());
+    }
+
+    private void run(String arguments, int runs) throws Exception {
         long started = System.nanoTime();
         try (RedisServer redis = RedisServer.start();
                 PostgresServer postgres = PostgresServer.start()) {
@@ -91,7 +150,7 @@ public final class BenchmarkSuite {
             RedissonClient redisson = Redisson.create(redissonConfig);
             try (StatefulRedisConnection<String, String> plain = lettuce.connect();
                     StatefulRedisConnection<String, String> batch = lettuce.connect()) {
-                header(arguments, plain, postgres);
+                header(arguments, runs, plain, postgres);
                 LettuceBitmapStore store = LettuceBitmapStore.create(new SpringDataLettuceConnections(factory), Duration.ofSeconds(60));
                 RedisBloomFilter filter = RedisBloomFilter.builder("bench", FilterGeometry.of(PRESENT, FPP), store)
                         .checkTimeout(Duration.ofSeconds(5)).build();
@@ -146,11 +205,10 @@ public final class BenchmarkSuite {
         underAttack();
         report.append("\nTotal run time: ").append(Duration.ofNanos(System.nanoTime() - started).toSeconds())
                 .append(" s.\n");
-        Files.writeString(docs.resolve("benchmarks.md"), report.document());
-        log("Wrote %s", docs.resolve("benchmarks.md").toAbsolutePath());
+        write(docs, report.document());
     }
 
-    private void header(String arguments, StatefulRedisConnection<String, String> redis, PostgresServer postgres)
+    private void header(String arguments, int runs, StatefulRedisConnection<String, String> redis, PostgresServer postgres)
             throws SQLException {
         String redisVersion = redis.sync().info("server").lines().filter(line -> line.startsWith("redis_version:"))
                 .findFirst().orElse("redis_version:?").substring("redis_version:".length()).trim();
@@ -158,7 +216,7 @@ public final class BenchmarkSuite {
         try (Connection connection = postgres.dataSource().getConnection()) {
             postgresVersion = connection.getMetaData().getDatabaseProductVersion();
         }
-        report.header(arguments, settings, redisVersion, postgresVersion);
+        report.header(arguments, settings, runs, redisVersion, postgresVersion);
     }
 
     private UnderAttackReport underAttackReport() throws Exception {
@@ -184,7 +242,7 @@ public final class BenchmarkSuite {
         String document = Files.exists(file) ? Files.readString(file) : "# Benchmarks\n";
         document = ReportSections.splice(document, UnderAttackScenario.MARKER, result.section(true));
         Files.writeString(file, ReportSections.targets(document, UnderAttackReport.TARGET_PREFIX, result.targets()));
-        result.targets().forEach(row -> log("Target: %s: %s (%s)", row[0], row[1], row[2]));
+        result.targets().forEach(row -> log("Target: %s: %s (%s)", row.name(), row.measured(), row.met() ? "met" : "not met"));
         log("Wrote the under-attack section of %s", file.toAbsolutePath());
     }
 }

@@ -52,7 +52,7 @@ record FalsePositiveScenario(SuiteSettings settings, Report report, Path docs) {
         double theoretical = geometry.expectedFpp(PRESENT);
         double measured = (double) ours / absent;
         report.target("fpp over " + String.format("%,d", absent) + " absent keys within 5% of (1 − e^(−kn/m))^k",
-                String.format("%.3f× theoretical", measured / theoretical), Math.abs(measured / theoretical - 1) <= 0.05);
+                measured / theoretical, String.format("%.3f× theoretical", measured / theoretical), Math.abs(measured / theoretical - 1) <= 0.05);
         report.append("## False positives\n\n")
                 .append("| filter | absent keys checked | measured fpp | theoretical (1 − e^(−kn/m))^k | measured / theoretical |\n")
                 .append("|---|---|---|---|---|\n")

@@ -43,7 +43,7 @@ record MemoryScenario(Report report) {
         }
         awaitAll(pending);
         long setbit = sync.memoryUsage(setbitKey);
-        report.target("Redis memory within 1.1× of the bitmap", String.format("%.2f×", (double) ours / bitmapBytes),
+        report.target("Redis memory within 1.1× of the bitmap", (double) ours / bitmapBytes, String.format("%.2f×", (double) ours / bitmapBytes),
                 (double) ours / bitmapBytes <= 1.1);
         report.append("## Redis memory for ").append(String.format("%,d", PRESENT)).append(" keys at fpp ").append(FPP)
                 .append("\n\n`MEMORY USAGE` of each approach's keys against the size of bloom-guard's bitmap (")

@@ -54,9 +54,9 @@ record ReactiveCheckScenario(SuiteSettings settings, Report report) {
         double eightThreads = Stats.median(blockingEight);
         double oneThread64 = Stats.median(inFlight.get(64));
         report.target("non-blocking check: one awaited call within 1.1× of the blocking check (p50)",
-                String.format("%.2f×", latencyRatio), latencyRatio <= 1.1);
+                latencyRatio, String.format("%.2f×", latencyRatio), latencyRatio <= 1.1);
         report.target("non-blocking check: 1 thread with 64 in flight at least the throughput of 8 blocking threads",
-                String.format("%.2f×", oneThread64 / eightThreads), oneThread64 >= eightThreads);
+                oneThread64 / eightThreads, String.format("%.2f×", oneThread64 / eightThreads), oneThread64 >= eightThreads);
         report.append("## Non-blocking check (Mono/Flux)\n\n")
                 .append("`checkAsync`, which guards methods returning `Mono`/`Flux`, against the blocking `check`, on the")
                 .append(" same filter and the same shared Lettuce connection. One call awaited, interleaved call by call")

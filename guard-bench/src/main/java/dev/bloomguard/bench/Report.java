@@ -21,15 +21,21 @@ final class Report {
 
     private final StringBuilder header = new StringBuilder();
     private final StringBuilder sections = new StringBuilder();
-    private final List<String[]> targets = new ArrayList<>();
+    private final List<Target> targets = new ArrayList<>();
 
-    void header(String arguments, SuiteSettings settings, String redisVersion, String postgresVersion) {
+    /** {@code runs}: how many runs of the suite the file will report (see {@link SuiteRuns}). */
+    void header(String arguments, SuiteSettings settings, int runs, String redisVersion, String postgresVersion) {
         header.append("# Benchmarks\n\n")
                 .append("Produced by `./mvnw -q -Pbench -pl demo-app,guard-bench -am verify -DskipTests`")
                 .append(arguments.isBlank() ? "" : " (arguments: `" + arguments + "`)")
                 .append(" on ").append(LocalDate.now()).append(", mode **").append(settings.name()).append("**: ")
                 .append(settings.rounds()).append(" rounds per figure; each figure is the median of the rounds with")
-                .append(" [min–max] after it. Every number in this file and every chart comes from the same run.\n\n")
+                .append(" [min–max] after it. ")
+                .append(runs == 1 ? "Every number in this file and every chart comes from the same run."
+                        : "The suite ran " + runs + " times, each run in its own JVM: the Targets table is judged on the"
+                                + " median run and gives every run's figure; every section and chart below comes from the"
+                                + " last run.")
+                .append("\n\n")
                 .append("| | |\n|---|---|\n")
                 .append("| machine | ").append(Runtime.getRuntime().availableProcessors()).append(" cores, ")
                 .append(cpuModel()).append(", ").append(memoryGiB()).append(" GiB |\n")
@@ -49,13 +55,17 @@ final class Report {
         return this;
     }
 
-    void target(String target, String measured, boolean met) {
-        targets.add(new String[] { target, measured, met ? "yes" : "**no**" });
+    /** A target judged on {@code value}, which {@code measured} shows. */
+    void target(String target, double value, String measured, boolean met) {
+        targets.add(new Target(target, value, measured, met));
     }
 
-    /** Rows already in the Targets table's form: target, measured, met. */
-    void targets(List<String[]> rows) {
+    void targets(List<Target> rows) {
         targets.addAll(rows);
+    }
+
+    List<Target> targets() {
+        return List.copyOf(targets);
     }
 
     /** One row of the warmup table. */
@@ -66,9 +76,8 @@ final class Report {
     /** The header, the Targets table, then the sections. */
     String document() {
         StringBuilder summary = new StringBuilder("## Targets\n\n| target | measured | met |\n|---|---|---|\n");
-        for (String[] target : targets) {
-            summary.append("| ").append(target[0]).append(" | ").append(target[1]).append(" | ").append(target[2])
-                    .append(" |\n");
+        for (Target target : targets) {
+            summary.append("| ").append(String.join(" | ", target.cells())).append(" |\n");
         }
         return header + summary.toString() + "\n" + sections;
     }

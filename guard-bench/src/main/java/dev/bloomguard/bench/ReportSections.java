@@ -50,11 +50,49 @@ final class ReportSections {
     }
 
     /**
-     * {@code document} whose Targets table has {@code rows} (target, measured, met) in place of
-     * its rows starting with {@code prefix}, added at the table's end when it had none; a
-     * document without a Targets table is returned as it is.
+     * What follows the "Total run time" line of a file the suite wrote: sections written by hand,
+     * which a new run keeps; empty when there is no such line or nothing after it.
      */
-    static String targets(String document, String prefix, List<String[]> rows) {
+    static String handWritten(String document) {
+        int total = document.indexOf(TOTAL);
+        if (total < 0) {
+            return "";
+        }
+        int lineEnd = document.indexOf('\n', total + 1);
+        return lineEnd < 0 ? "" : document.substring(lineEnd + 1);
+    }
+
+    /**
+     * {@code document} with its whole Targets section (from its heading to the next {@code ## }
+     * heading) replaced by {@code section}.
+     */
+    static String targetsSection(String document, String section) {
+        int from = document.indexOf(TARGETS + "\n");
+        if (from < 0) {
+            throw new IllegalArgumentException("the document has no " + TARGETS + " section");
+        }
+        int to = document.indexOf("\n## ", from + TARGETS.length());
+        return document.substring(0, from) + section + (to < 0 ? "" : document.substring(to + 1));
+    }
+
+    /**
+     * {@code document} whose Targets table has {@code targets} in place of its rows starting with
+     * {@code prefix}, added at the table's end when it had none; a document without a Targets
+     * table is returned as it is. In a table of several runs ({@link SuiteRuns#table}) the row
+     * says that its figure comes from the one run of the scenario alone.
+     */
+    static String targets(String document, String prefix, List<Target> targets) {
+        List<String> lines = List.of(document.split("\n", -1));
+        int heading = lines.indexOf(TARGETS);
+        String header = heading < 0 ? "" : lines.stream().skip(heading).filter(line -> line.startsWith("|")).findFirst().orElse("");
+        boolean severalRuns = header.split("\\|", -1).length - 2 == 5;
+        return rows(document, prefix, targets.stream().map(target -> severalRuns
+                ? new String[] { target.name(), target.measured(), target.measured() + " (this scenario alone)", "—",
+                        (target.met() ? "yes" : "**no**") + " (1 of 1)" }
+                : target.cells()).toList());
+    }
+
+    private static String rows(String document, String prefix, List<String[]> rows) {
         List<String> lines = new ArrayList<>(Arrays.asList(document.split("\n", -1)));
         int heading = lines.indexOf(TARGETS);
         if (heading < 0) {

@@ -52,22 +52,20 @@ final class UnderAttackReport {
         return results.get(2);
     }
 
-    /** Rows for the Targets table: target, measured, met. */
-    List<String[]> targets() {
+    List<Target> targets() {
         double rememberedShare = remembered().median(UnderAttackFigures.Round::queriesPerAttack);
         double aloneShare = alone().median(UnderAttackFigures.Round::queriesPerAttack);
         double share = rememberedShare / Math.max(1e-9, aloneShare);
         long refused = results.stream().mapToLong(UnderAttackFigures.Result::realRefused).sum();
         long lookups = results.stream().mapToLong(UnderAttackFigures.Result::realRequests).sum();
-        List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] { String.format(Locale.ROOT,
+        List<Target> rows = new ArrayList<>();
+        rows.add(new Target(String.format(Locale.ROOT,
                 "%s with remembered misses and single flight: database queries per attacker request at most %.0f%% of the"
-                        + " guard alone's", TARGET_PREFIX, 100 * TARGET_SHARE),
+                        + " guard alone's", TARGET_PREFIX, 100 * TARGET_SHARE), share,
                 String.format(Locale.ROOT, "%.2f%% (%.4f vs %.4f)", 100 * share, rememberedShare, aloneShare),
-                share <= TARGET_SHARE ? "yes" : "**no**" });
-        rows.add(new String[] { TARGET_PREFIX + ": no real key refused, in any configuration",
-                String.format(Locale.ROOT, "%,d of %,d lookups refused", refused, lookups),
-                refused == 0 ? "yes" : "**no**" });
+                share <= TARGET_SHARE));
+        rows.add(new Target(TARGET_PREFIX + ": no real key refused, in any configuration", refused,
+                String.format(Locale.ROOT, "%,d of %,d lookups refused", refused, lookups), refused == 0));
         return rows;
     }
 

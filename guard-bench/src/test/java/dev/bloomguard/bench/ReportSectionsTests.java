@@ -55,7 +55,7 @@ class ReportSectionsTests {
     @Test
     void replacesTheScenariosTargetRowsInPlaceAndKeepsTheOthers() {
         String updated = ReportSections.targets(FULL_RUN, "under attack",
-                List.<String[]>of(new String[] { "under attack: a", "1%", "yes" }, new String[] { "under attack: b", "0", "yes" }));
+                List.of(new Target("under attack: a", 1, "1%", true), new Target("under attack: b", 0, "0", true)));
 
         assertThat(updated).contains("| one check | 1.05× | yes |\n| under attack: a | 1% | yes |\n"
                 + "| under attack: b | 0 | yes |\n| memory | 1.01× | yes |\n\n## Check").doesNotContain("old |");
@@ -66,7 +66,7 @@ class ReportSectionsTests {
         String document = "## Targets\n\n| target | measured | met |\n|---|---|---|\n| one | 1 | yes |\n\n## Next\n";
 
         String updated = ReportSections.targets(document, "under attack",
-                List.<String[]>of(new String[] { "under attack: a", "1%", "yes" }));
+                List.of(new Target("under attack: a", 1, "1%", true)));
 
         assertThat(updated).isEqualTo(
                 "## Targets\n\n| target | measured | met |\n|---|---|---|\n| one | 1 | yes |\n| under attack: a | 1% | yes |\n\n## Next\n");
