@@ -1,5 +1,6 @@
 package dev.bloomguard.spring.autoconfigure;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,9 +67,12 @@ public class BloomGuardAutoConfiguration {
     /** How often an instance waiting for another's load looks again. */
     private static final java.time.Duration WAIT_POLL = java.time.Duration.ofMillis(200);
 
-    /** {@code bloom-guard.*} validated and each filter's settings converted, once: see {@link FilterSpecs}. */
+    /**
+     * {@code bloom-guard.*} validated and each filter's settings converted, once: see {@link FilterSpecs}.
+     * Static, because the advisor asks for it while it proxies the first beans.
+     */
     @Bean
-    FilterSpecs bloomGuardFilterSpecs(BloomGuardProperties properties) {
+    static FilterSpecs bloomGuardFilterSpecs(BloomGuardProperties properties) {
         return FilterSettingsValidator.validate(properties);
     }
 
@@ -107,18 +111,21 @@ public class BloomGuardAutoConfiguration {
     }
 
     /**
-     * Static and bound straight from the environment: advisors are created while bean post
-     * processors are still being registered, and must not drag Redis or metrics beans in early.
+     * Static, and bound straight from the environment for what it needs when it is created (its
+     * order, what a Redis failure means): advisors are created while bean post processors are
+     * still being registered, and must not drag Redis or metrics beans in early. What each
+     * filter's annotations mean ({@code on-absent}, {@code single-flight}, the exceptions that mean
+     * "not found") it reads from the one {@link FilterSpecs}, when it first proxies a bean.
      */
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
-    public static BloomGuardAdvisor bloomGuardAdvisor(Environment environment,
+    public static BloomGuardAdvisor bloomGuardAdvisor(Environment environment, ObjectProvider<FilterSpecs> specs,
             ObjectProvider<BloomFilterRegistry> registry, ObjectProvider<GuardMetrics> metrics,
             ObjectProvider<GuardObservations> observations, ObjectProvider<FilterWarmer> warmer) {
         BloomGuardProperties properties = Binder.get(environment)
                 .bindOrCreate("bloom-guard", BloomGuardProperties.class);
-        BloomOperationSource source = new BloomOperationSource(new PropertiesCatalog(properties));
+        BloomOperationSource source = new BloomOperationSource(new SpecsCatalog(specs));
         BloomGuardInterceptor interceptor = new BloomGuardInterceptor(source, registry::getObject,
                 () -> metrics.getIfAvailable(() -> GuardMetrics.NONE),
                 () -> observations.getIfAvailable(() -> GuardObservations.NONE),
@@ -135,31 +142,48 @@ public class BloomGuardAutoConfiguration {
         return new BloomPutAdvisor(guardAdvisor);
     }
 
-    /** Filter names and policies as the annotations see them at proxy-creation time. */
-    private record PropertiesCatalog(BloomGuardProperties properties) implements BloomOperationSource.FilterCatalog {
+    /** Filter names and policies as the annotations see them at proxy-creation time: the validated specifications. */
+    private static final class SpecsCatalog implements BloomOperationSource.FilterCatalog {
+
+        private final ObjectProvider<FilterSpecs> provider;
+        private volatile Map<String, FilterSpecs.Spec> specs;
+
+        SpecsCatalog(ObjectProvider<FilterSpecs> provider) {
+            this.provider = provider;
+        }
+
+        private Map<String, FilterSpecs.Spec> specs() {
+            Map<String, FilterSpecs.Spec> known = specs;
+            if (known == null) {
+                Map<String, FilterSpecs.Spec> byName = new LinkedHashMap<>();
+                provider.getObject().all().forEach(spec -> byName.put(spec.name(), spec));
+                known = Collections.unmodifiableMap(byName);
+                specs = known;
+            }
+            return known;
+        }
 
         @Override
         public Optional<Boolean> returnsEmpty(String filter) {
-            return Optional.ofNullable(properties.getFilters().get(filter))
-                    .map(settings -> settings.getOnAbsent() == BloomGuardProperties.OnAbsent.RETURN_EMPTY);
+            return Optional.ofNullable(specs().get(filter))
+                    .map(spec -> spec.settings().getOnAbsent() == BloomGuardProperties.OnAbsent.RETURN_EMPTY);
         }
 
         @Override
         public boolean singleFlight(String filter) {
-            BloomGuardProperties.Filter settings = properties.getFilters().get(filter);
-            return settings != null && settings.isSingleFlight();
+            FilterSpecs.Spec spec = specs().get(filter);
+            return spec != null && spec.settings().isSingleFlight();
         }
 
         @Override
         public List<Class<? extends Throwable>> missExceptions(String filter) {
-            BloomGuardProperties.Filter settings = properties.getFilters().get(filter);
-            return settings == null || !settings.getNegativeCache().isEnabled() ? null
-                    : FilterSettingsValidator.missExceptions(filter, settings.getNegativeCache());
+            FilterSpecs.Spec spec = specs().get(filter);
+            return spec == null ? null : spec.missExceptions();
         }
 
         @Override
         public Iterable<String> names() {
-            return properties.getFilters().keySet();
+            return specs().keySet();
         }
     }
 

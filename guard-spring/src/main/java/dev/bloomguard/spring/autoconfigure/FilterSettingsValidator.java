@@ -213,7 +213,7 @@ final class FilterSettingsValidator {
      * The exception types that mean "not found" for {@code filter}, loaded now so that a
      * misspelt name fails the application at startup instead of never matching.
      */
-    static List<Class<? extends Throwable>> missExceptions(String filter,
+    private static List<Class<? extends Throwable>> missExceptions(String filter,
             BloomGuardProperties.NegativeCache negativeCache) {
         List<Class<? extends Throwable>> types = new ArrayList<>();
         for (String name : negativeCache.getExceptions()) {

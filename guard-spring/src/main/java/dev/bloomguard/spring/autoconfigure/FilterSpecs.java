@@ -14,9 +14,9 @@ import dev.bloomguard.core.misses.RememberedMisses;
  * The filters of {@code bloom-guard.filters}, validated and converted once, at startup, into what
  * the core takes ({@link FilterSettingsValidator#validate}): a bean of its own, so that the store,
  * the registry and the warmer read one result instead of each converting the properties again,
- * and a bad setting fails the application before any Redis connection is made. The advisor alone
- * reads its own binding of the properties (the annotations' policies, at proxy creation): it is
- * created while bean post processors are registered, before any bean of this configuration.
+ * and a bad setting fails the application before any Redis connection is made. The advisor reads
+ * the annotations' policies from it too, when it first proxies a bean; it binds only its own order
+ * and failure mode itself, being created while bean post processors are registered.
  */
 final class FilterSpecs {
 

@@ -28,7 +28,20 @@ final class BloomGuardPointcut extends StaticMethodMatcherPointcut {
 
     BloomGuardPointcut(BloomOperationSource source) {
         this.source = source;
-        setClassFilter(type -> classes.computeIfAbsent(type, this::hasOperations));
+        setClassFilter(this::matchesClass);
+    }
+
+    /**
+     * Not {@code computeIfAbsent}: resolving a class's operations may create beans (the filter
+     * specifications, on the first call), whose own proxying asks this filter again.
+     */
+    private boolean matchesClass(Class<?> type) {
+        Boolean known = classes.get(type);
+        if (known == null) {
+            known = hasOperations(type);
+            classes.put(type, known);
+        }
+        return known;
     }
 
     private boolean hasOperations(Class<?> type) {
