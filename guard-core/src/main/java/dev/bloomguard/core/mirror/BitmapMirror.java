@@ -88,7 +88,7 @@ public final class BitmapMirror {
         this.hearing = hearing;
         this.pageBits = settings.pageBytes() * 8L;
         this.pagesPerShard = geometry.markerOffset() / pageBits + 1;
-        this.refreshAfterNanos = settings.refreshAfter().toNanos();
+        this.refreshAfterNanos = settings.refreshAfterNanos();
         long lastPage = pagesPerShard * geometry.shards() - 1;
         this.table = new PageTable(lastPage + 1, name);
         this.pages = Caffeine.newBuilder()

@@ -21,10 +21,20 @@ public record MirrorSettings(long maxMemoryBytes, Duration refreshAfter, int pag
     public MirrorSettings {
         checkArgument(maxMemoryBytes >= pageBytes, "local-mirror.max-memory (%s bytes) must hold at least one page (%s bytes)",
                 maxMemoryBytes, pageBytes);
-        checkArgument(refreshAfter != null && refreshAfter.toMillis() > 0, "local-mirror.refresh-after (%s) must be positive",
-                refreshAfter);
+        checkArgument(refreshAfter != null && !refreshAfter.isNegative() && !refreshAfter.isZero(),
+                "local-mirror.refresh-after (%s) must be positive", refreshAfter);
+        checkArgument(refreshAfter.compareTo(Duration.ofMillis(1)) >= 0,
+                "local-mirror.refresh-after (%s) must be at least a millisecond", refreshAfter);
         checkArgument(pageBytes >= 64 && pageBytes % 8 == 0, "page size (%s bytes) must be a multiple of 8, at least 64",
                 pageBytes);
+    }
+
+    /**
+     * {@code refreshAfter} in nanoseconds, saturated: past 292 years a long overflows, and a
+     * page that old may as well never be re-read (Caffeine saturates its own the same way).
+     */
+    public long refreshAfterNanos() {
+        return refreshAfter.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : refreshAfter.toNanos();
     }
 
     public static MirrorSettings of(long maxMemoryBytes, Duration refreshAfter) {

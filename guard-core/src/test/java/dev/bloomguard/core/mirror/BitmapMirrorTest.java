@@ -1,6 +1,7 @@
 package dev.bloomguard.core.mirror;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
@@ -78,6 +79,37 @@ class BitmapMirrorTest {
         finally {
             filter.close();
         }
+    }
+
+    /**
+     * {@code refresh-after: 1000d}-style values past what a long of nanoseconds holds (292 years)
+     * failed the application with an ArithmeticException that named no property: a page then
+     * simply never grows old.
+     */
+    @Test
+    void aRefreshAfterOfCenturiesStartsAndAnswersFromMemory() throws Exception {
+        String name = name();
+        RedisBloomFilter filter = mirrored(name, storeA, MirrorSettings.of(8 << 20, Duration.ofDays(365L * 1_000)));
+        try {
+            filter.load(LongStream.rangeClosed(1, 1_000).boxed());
+            warmAllPages(filter);
+            redis.admin().configResetstat();
+            for (long id = 1; id <= 1_000; id++) {
+                assertThat(filter.check(id)).isEqualTo(Membership.PRESENT);
+            }
+            assertThat(bitfieldCalls()).as("Redis checks for 1,000 present keys").isZero();
+            assertThat(LongStream.range(50_000_000, 50_001_000).filter(id -> filter.check(id) == Membership.ABSENT).count())
+                    .as("absent keys blocked, of 1,000").isGreaterThanOrEqualTo(900);
+        }
+        finally {
+            filter.close();
+        }
+    }
+
+    @Test
+    void refusesARefreshAfterBelowAMillisecondAndNamesIt() {
+        assertThatThrownBy(() -> MirrorSettings.of(8 << 20, Duration.ofNanos(999_999)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("local-mirror.refresh-after (PT0.000999999S) must be at least a millisecond");
     }
 
     @Test
