@@ -72,6 +72,7 @@ public class BloomGuardAutoConfiguration {
      * Static, because the advisor asks for it while it proxies the first beans.
      */
     @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static FilterSpecs bloomGuardFilterSpecs(BloomGuardProperties properties) {
         return FilterSettingsValidator.validate(properties);
     }
@@ -123,15 +124,16 @@ public class BloomGuardAutoConfiguration {
     public static BloomGuardAdvisor bloomGuardAdvisor(Environment environment, ObjectProvider<FilterSpecs> specs,
             ObjectProvider<BloomFilterRegistry> registry, ObjectProvider<GuardMetrics> metrics,
             ObjectProvider<GuardObservations> observations, ObjectProvider<FilterWarmer> warmer) {
-        BloomGuardProperties properties = Binder.get(environment)
-                .bindOrCreate("bloom-guard", BloomGuardProperties.class);
+        Binder binder = Binder.get(environment);
+        boolean blockOnRedisFailure = binder.bind("bloom-guard.on-redis-failure", BloomGuardProperties.OnRedisFailure.class)
+                .orElse(BloomGuardProperties.OnRedisFailure.ALLOW) == BloomGuardProperties.OnRedisFailure.BLOCK;
+        int order = binder.bind("bloom-guard.order", Integer.class).orElse(BloomGuardAdvisor.DEFAULT_ORDER);
         BloomOperationSource source = new BloomOperationSource(new SpecsCatalog(specs));
         BloomGuardInterceptor interceptor = new BloomGuardInterceptor(source, registry::getObject,
                 () -> metrics.getIfAvailable(() -> GuardMetrics.NONE),
                 () -> observations.getIfAvailable(() -> GuardObservations.NONE),
-                properties.getOnRedisFailure() == BloomGuardProperties.OnRedisFailure.BLOCK,
-                filter -> warmer.getObject().rebuild(filter.name()));
-        return new BloomGuardAdvisor(source, interceptor, properties.getOrder());
+                blockOnRedisFailure, filter -> warmer.getObject().rebuild(filter.name()));
+        return new BloomGuardAdvisor(source, interceptor, order);
     }
 
     /** The add of {@code @BloomPut}, ordered inside transactions; shares the guard advisor's interceptor. */

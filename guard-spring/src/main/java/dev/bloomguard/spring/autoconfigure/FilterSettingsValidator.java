@@ -45,6 +45,9 @@ final class FilterSettingsValidator {
         }
         requirePositive("bloom-guard.journal.retention", properties.getJournal().getRetention());
         requirePositive("bloom-guard.rollout.heartbeat-interval", properties.getRollout().getHeartbeatInterval());
+        requireNanos("bloom-guard.rollout.grace-period", properties.getRollout().getGracePeriod());
+        requireNanos("bloom-guard.circuit-breaker.open-duration", properties.getCircuitBreaker().getOpenDuration());
+        requireNanos("bloom-guard.circuit-breaker.slow-call", properties.getCircuitBreaker().getSlowCall());
         if (properties.getRollout().getGracePeriod() == null || properties.getRollout().getGracePeriod()
                 .compareTo(properties.getRollout().getHeartbeatInterval().multipliedBy(4)) < 0) {
             throw new BloomGuardConfigurationException("bloom-guard.rollout.grace-period ("
@@ -251,6 +254,17 @@ final class FilterSettingsValidator {
     private static void requirePositive(String property, Duration value) {
         if (value == null || value.isNegative() || value.isZero()) {
             throw new BloomGuardConfigurationException(property + " (" + value + ") must be positive");
+        }
+        requireNanos(property, value);
+    }
+
+    /**
+     * The core keeps its durations as longs of nanoseconds, which hold about 292 years: a longer
+     * one (a "never" such as 110000d) would overflow in it with an error naming no property.
+     */
+    private static void requireNanos(String property, Duration value) {
+        if (value != null && value.compareTo(Duration.ofNanos(Long.MAX_VALUE)) > 0) {
+            throw new BloomGuardConfigurationException(property + " (" + value + ") must be under 292 years");
         }
     }
 }

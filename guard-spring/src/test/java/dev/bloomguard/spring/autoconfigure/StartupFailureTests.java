@@ -365,6 +365,23 @@ class StartupFailureTests {
                 .run(failsWith("bloom-guard has filters (user) but no Redis", "RedisConnectionFactory", "bloom-guard.redis"));
     }
 
+    /**
+     * A duration past what a long of nanoseconds holds (about 292 years; "never" written as
+     * 110000d) overflowed deep in the core with an ArithmeticException naming no property, at
+     * startup or, for the grace period, on every add to another generation.
+     */
+    @Test
+    void failsOnADurationTooLongForNanosecondsAndNamesIt() {
+        runner.withPropertyValues("bloom-guard.redis-timeout=110000d")
+                .run(failsWith("bloom-guard.redis-timeout (PT2640000H) must be under 292 years"));
+        runner.withPropertyValues("bloom-guard.circuit-breaker.open-duration=110000d")
+                .run(failsWith("bloom-guard.circuit-breaker.open-duration (PT2640000H) must be under 292 years"));
+        runner.withPropertyValues("bloom-guard.circuit-breaker.slow-call=110000d")
+                .run(failsWith("bloom-guard.circuit-breaker.slow-call (PT2640000H) must be under 292 years"));
+        runner.withPropertyValues("bloom-guard.rollout.grace-period=110000d")
+                .run(failsWith("bloom-guard.rollout.grace-period (PT2640000H) must be under 292 years"));
+    }
+
     @Test
     void failsOnStatusRefreshIntervalThatIsNotPositive() {
         runner.withPropertyValues("bloom-guard.status-refresh-interval=0s")
