@@ -73,6 +73,9 @@ public final class BenchmarkSuite {
                 : new SuiteSettings("quick", 3, 3_000, 10_000, 500, 2_000, 100, 8_000, new long[] { 1_000_000, 10_000_000 }, 1_000_000);
         Files.createDirectories(docs);
         int only = arguments.indexOf("--only");
+        if (only >= 0 && runs > 1) {
+            throw new IllegalArgumentException("--only runs one scenario once; it does not take --runs (" + runs + ")");
+        }
         if (only >= 0) {
             String scenario = only + 1 < arguments.size() ? arguments.get(only + 1) : "";
             if (!scenario.equals(UnderAttackScenario.MARKER)) {
@@ -88,7 +91,9 @@ public final class BenchmarkSuite {
         int ofRuns = Integer.parseInt(run[1]);
         BenchmarkSuite suite = new BenchmarkSuite(settings, docs);
         suite.run((String.join(" ", arguments) + (ofRuns > 1 ? " --runs " + ofRuns : "")).trim(), ofRuns);
-        SuiteRuns.write(docs, suite.report.targets());
+        if (ofRuns > 1) {
+            SuiteRuns.write(docs, suite.report.targets());
+        }
     }
 
     /**
@@ -113,13 +118,16 @@ public final class BenchmarkSuite {
         if (runs % 2 == 0) {
             throw new IllegalArgumentException("--runs (" + runs + ") must be odd: the median must be a run's own figure");
         }
+        long started = System.nanoTime();
         List<Path> directories = SuiteRuns.runEach(runs, arguments, Files.createTempDirectory("bloom-guard-bench-"));
         List<List<Target>> targets = new ArrayList<>();
         for (Path directory : directories) {
             targets.add(SuiteRuns.read(directory));
         }
         Path last = directories.get(runs - 1);
-        String document = Files.readString(last.resolve("benchmarks.md"));
+        String document = Files.readString(last.resolve("benchmarks.md")).replaceFirst("\nTotal run time: (\\d+) s\\.\n",
+                "\nTotal run time: " + Duration.ofNanos(System.nanoTime() - started).toSeconds() + " s for " + runs
+                        + " runs (the last, whose sections these are: $1 s).\n");
         try (var charts = Files.list(last)) {
             for (Path chart : charts.filter(file -> file.toString().endsWith(".png")).toList()) {
                 Files.copy(chart, docs.resolve(chart.getFileName()), StandardCopyOption.REPLACE_EXISTING);
