@@ -1,9 +1,11 @@
 package dev.bloomguard.core;
 
+import dev.bloomguard.core.redis.CircuitBreaker;
+
 /**
  * What a filter tells its {@link FilterListener}s: that a check found it unable to answer, and
- * why; that a load swapped in; that an add failed. The warmer, metrics and status hear of a
- * filter's state this way, instead of asking it again.
+ * why; that a load swapped in; that an add failed; that the circuit in front of its Redis changed.
+ * The warmer, metrics and status hear of a filter's state this way, instead of asking it again.
  */
 public sealed interface FilterEvent {
 
@@ -42,5 +44,16 @@ public sealed interface FilterEvent {
      * until they are added again or the filter is loaded.
      */
     record AddFailed(RedisBloomFilter filter, int keys, Throwable error) implements FilterEvent {
+    }
+
+    /**
+     * The circuit breaker of the filter's store went from {@code from} to {@code to} (see
+     * {@link CircuitBreaker} for when). The breaker is the store's: every filter on it tells its
+     * listeners of the same transition, so a listener of several filters that counts or logs
+     * transitions once per store should subscribe to the store instead
+     * ({@link dev.bloomguard.core.redis.BitmapStore#onCircuitTransition}).
+     */
+    record CircuitChanged(RedisBloomFilter filter, CircuitBreaker.State from, CircuitBreaker.State to)
+            implements FilterEvent {
     }
 }

@@ -24,6 +24,7 @@ import dev.bloomguard.core.mirror.TrustLease;
 import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
+import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.rollout.FilterGenerations;
 import dev.bloomguard.core.rollout.FilterResize;
 import dev.bloomguard.core.rollout.GenerationDescriptor;
@@ -60,6 +61,8 @@ final class FilterParts {
     final EventPublisher publisher;
     /** See {@link RedisBloomFilter#setBlockingSuspended}; read when a check is sent and when its reply is read. */
     volatile boolean blockingSuspended;
+    /** The store's circuit transitions, told as {@link FilterEvent.CircuitChanged}; null without listeners. */
+    private CircuitBreaker.Subscription circuit;
 
     /** What every part shares; made first, since the rollout's parts read the façade's identity as they are built. */
     static FilterContext context(FilterSetup setup) {
@@ -121,8 +124,13 @@ final class FilterParts {
         return listeners;
     }
 
-    /** Starts what listens: the resize hook, other instances' events, the mirror's trust. */
-    void start(FilterSetup setup) {
+    /** Starts what listens: the circuit, the resize hook, other instances' events, the mirror's trust. */
+    void start(FilterSetup setup, RedisBloomFilter facade) {
+        if (!setup.listeners.isEmpty()) {
+            // Only then: the generations a rolling change meets have none, and are never closed.
+            circuit = setup.store.onCircuitTransition(
+                    (from, to) -> publisher.publish(new FilterEvent.CircuitChanged(facade, from, to)));
+        }
         if (generations != null && setup.resizedLoadListener != null) {
             Consumer<RedisBloomFilter> listener = setup.resizedLoadListener;
             generations.onResizedToLoad(resized -> filter.background().execute(() -> listener.accept(resized)));
@@ -135,8 +143,11 @@ final class FilterParts {
         }
     }
 
-    /** Stops listening for other instances' adds; the filter keeps working without its mirror's updates. */
+    /** Stops listening for other instances' adds and the circuit; the filter keeps working without them. */
     void close() {
+        if (circuit != null) {
+            circuit.close();
+        }
         if (trust != null) {
             trust.close();
         }

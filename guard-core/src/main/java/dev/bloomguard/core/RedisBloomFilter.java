@@ -48,14 +48,14 @@ public final class RedisBloomFilter implements FilterGuard, FilterOperations {
         this.filter = FilterParts.context(builder);
         this.parts = new FilterParts(builder, filter, this);
         this.routing = new GenerationRouting(this, parts);
-        parts.start(builder);
+        parts.start(builder, this);
     }
 
     public static Builder builder(String name, FilterGeometry geometry, BitmapStore store) {
         return new Builder(name, geometry, store);
     }
 
-    /** Stops listening for other instances' adds; the filter keeps working without its mirror's updates. */
+    /** Stops listening for other instances' adds and the circuit; the filter keeps working without them. */
     public void close() {
         parts.close();
     }

@@ -12,4 +12,14 @@ public interface BitmapStore extends CheckStore, AddStore, LoadStore, EventStore
 
     /** The store's circuit breaker, for operators. */
     CircuitBreaker.State circuitState();
+
+    /**
+     * Tells {@code listener} of each transition of the store's circuit breaker, once per
+     * transition however many filters share the store (see {@link CircuitBreaker#onTransition});
+     * closing the result stops it. A store without a breaker never calls it.
+     */
+    default CircuitBreaker.Subscription onCircuitTransition(CircuitBreaker.TransitionListener listener) {
+        return () -> {
+        };
+    }
 }

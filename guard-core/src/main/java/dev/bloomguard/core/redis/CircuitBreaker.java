@@ -2,11 +2,17 @@ package dev.bloomguard.core.redis;
 
 import static dev.bloomguard.core.internal.Arguments.checkArgument;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Stops paying the Redis timeout while Redis is down or failing often. It opens on either of:
@@ -22,6 +28,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * is let through as a probe, and the first success closes it again with an empty window.
  *
  * <p>Shared by every filter of one Redis: they fail together.
+ *
+ * <p>Each change of state is one atomic write of one field, so that {@link #onTransition}'s
+ * listeners hear every transition exactly once, however many threads report at the same moment:
+ * CLOSED to OPEN when it opens, OPEN to HALF_OPEN when the first probe is let through (not when
+ * the open period merely ends: {@link #state()} says HALF_OPEN from then on), HALF_OPEN to OPEN
+ * when the probe fails, HALF_OPEN or OPEN to CLOSED on a success.
  */
 public final class CircuitBreaker {
 
@@ -35,7 +47,36 @@ public final class CircuitBreaker {
         HALF_OPEN
     }
 
+    /** Hears the breaker's transitions; see {@link #onTransition}. */
+    @FunctionalInterface
+    public interface TransitionListener {
+
+        void onTransition(State from, State to);
+    }
+
+    /** A listener {@link #onTransition} registered; closing it removes the listener. */
+    @FunctionalInterface
+    public interface Subscription extends AutoCloseable {
+
+        @Override
+        void close();
+    }
+
+    private static final Logger log = LoggerFactory.getLogger(CircuitBreaker.class);
+    private static final VarHandle OPEN_UNTIL;
+
+    static {
+        try {
+            OPEN_UNTIL = MethodHandles.lookup().findVarHandle(CircuitBreaker.class, "openUntil", long.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     private static final long CLOSED = 0;
+    /** The open period is over and a probe was let through: others fail at once until it reports. */
+    private static final long PROBING = Long.MIN_VALUE;
     private static final int FAILED = 1;
     private static final int SLOW = 2;
 
@@ -43,8 +84,9 @@ public final class CircuitBreaker {
     private final long openNanos;
     private final long slowCallNanos;
     private final AtomicInteger consecutiveFailures = new AtomicInteger();
-    private final AtomicBoolean probing = new AtomicBoolean();
+    /** {@link #CLOSED}, {@link #PROBING}, or when the open period ends ({@code System.nanoTime()}). */
     private volatile long openUntil = CLOSED;
+    private final List<TransitionListener> listeners = new CopyOnWriteArrayList<>();
     /** The last {@code window} outcomes (FAILED and SLOW bits), and their counts. */
     private final AtomicIntegerArray outcomes;
     private final AtomicLong calls = new AtomicLong();
@@ -111,16 +153,29 @@ public final class CircuitBreaker {
         return settings;
     }
 
+    /**
+     * Tells {@code listener} of each transition from now on, on the thread that made it (a
+     * caller's, or a Redis client's I/O thread): it must return at once. What it throws is logged
+     * and dropped; the breaker and the call go on. Two transitions close together may reach it
+     * from two threads out of order; each says where it came from.
+     */
+    public Subscription onTransition(TransitionListener listener) {
+        checkArgument(listener != null, "listener must not be null");
+        listeners.add(listener);
+        return () -> listeners.remove(listener);
+    }
+
     /** True when a call may go to Redis; the caller must then report {@link #onSuccess} or {@link #onFailure}. */
     public boolean tryAcquire() {
         long until = openUntil;
         if (until == CLOSED) {
             return true;
         }
-        if (System.nanoTime() - until < 0) {
+        if (until == PROBING || System.nanoTime() - until < 0 || !OPEN_UNTIL.compareAndSet(this, until, PROBING)) {
             return false;
         }
-        return probing.compareAndSet(false, true);
+        transition(State.OPEN, State.HALF_OPEN);
+        return true;
     }
 
     /** A call that took no time to speak of succeeded. */
@@ -139,14 +194,16 @@ public final class CircuitBreaker {
         if (consecutiveFailures.get() != 0) {
             consecutiveFailures.set(0);
         }
-        if (openUntil != CLOSED) {
-            clearWindow();
-            openUntil = CLOSED;
+        boolean probe = false;
+        for (long until = openUntil; until != CLOSED; until = openUntil) {
+            if (OPEN_UNTIL.compareAndSet(this, until, CLOSED)) {
+                clearWindow();
+                probe = until == PROBING;
+                transition(probe ? State.HALF_OPEN : State.OPEN, State.CLOSED);
+                break;
+            }
         }
-        if (probing.get()) {
-            probing.set(false);
-        }
-        else {
+        if (!probe) {
             record(elapsedNanos > slowCallNanos ? SLOW : 0);
         }
     }
@@ -155,10 +212,9 @@ public final class CircuitBreaker {
     public void onFailure() {
         boolean rateOver = record(FAILED);
         int failures = consecutiveFailures.incrementAndGet();
-        if (failures >= settings.consecutiveFailures() || probing.get() || rateOver) {
+        if (failures >= settings.consecutiveFailures() || openUntil == PROBING || rateOver) {
             open();
         }
-        probing.set(false);
     }
 
     public State state() {
@@ -166,12 +222,27 @@ public final class CircuitBreaker {
         if (until == CLOSED) {
             return State.CLOSED;
         }
-        return System.nanoTime() - until < 0 ? State.OPEN : State.HALF_OPEN;
+        return until != PROBING && System.nanoTime() - until < 0 ? State.OPEN : State.HALF_OPEN;
     }
 
+    /** Opens the breaker, or keeps it open longer: a transition only from CLOSED or a probe. */
     private void open() {
         long until = System.nanoTime() + openNanos;
-        openUntil = until == CLOSED ? 1 : until;
+        long before = (long) OPEN_UNTIL.getAndSet(this, until == CLOSED || until == PROBING ? until + 1 : until);
+        if (before == CLOSED || before == PROBING) {
+            transition(before == CLOSED ? State.CLOSED : State.HALF_OPEN, State.OPEN);
+        }
+    }
+
+    private void transition(State from, State to) {
+        for (TransitionListener listener : listeners) {
+            try {
+                listener.onTransition(from, to);
+            }
+            catch (RuntimeException ex) {
+                log.warn("Circuit breaker: a listener failed on {} -> {}: {}", from, to, ex.toString());
+            }
+        }
     }
 
     /**

@@ -30,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class LettuceBitmapStore implements BitmapStore {
 
+    private final CircuitBreaker breaker;
     private final RedisCalls calls;
     private final CheckStore checks;
     private final AddStore writes;
@@ -40,6 +41,7 @@ public final class LettuceBitmapStore implements BitmapStore {
     private final KeyStore primitives;
 
     private LettuceBitmapStore(LettuceConnections connections, Duration operationTimeout, CircuitBreaker breaker) {
+        this.breaker = breaker;
         this.calls = new RedisCalls(connections, breaker);
         ScriptCalls scripts = new ScriptCalls(calls, operationTimeout);
         this.checks = new CheckCommands(calls, operationTimeout);
@@ -270,5 +272,10 @@ public final class LettuceBitmapStore implements BitmapStore {
     @Override
     public CircuitBreaker.State circuitState() {
         return calls.circuitState();
+    }
+
+    @Override
+    public CircuitBreaker.Subscription onCircuitTransition(CircuitBreaker.TransitionListener listener) {
+        return breaker.onTransition(listener);
     }
 }

@@ -18,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -99,6 +100,14 @@ public class BloomGuardAutoConfiguration {
         FilterFactory factory = new FilterFactory(properties, store, warmer, primaryDataSource, beanFactory, keyPrefix);
         specs.all().forEach(spec -> filters.put(spec.name(), factory.filter(spec)));
         return new BloomFilterRegistry(filters);
+    }
+
+    /** Logs the circuit's transitions once per store, not once per filter: see {@link CircuitTransitionLog}. */
+    @Bean
+    @ConditionalOnBean(BloomFilterRegistry.class)
+    @ConditionalOnSingleCandidate(BitmapStore.class)
+    CircuitTransitionLog bloomGuardCircuitTransitionLog(BitmapStore store) {
+        return new CircuitTransitionLog(store);
     }
 
     @Bean

@@ -12,6 +12,7 @@ import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.actuate.FilterStatusCache;
 import dev.bloomguard.spring.metrics.CircuitStateGauge;
+import dev.bloomguard.spring.metrics.CircuitTransitionCounter;
 import dev.bloomguard.spring.metrics.FilterStatusGauges;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.metrics.MicrometerGuardMetrics;
@@ -20,8 +21,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * Publishes {@code bloomguard.checks}, {@code bloomguard.check.duration}, the adds and loads, the
- * circuit state, and the per-filter gauges read every {@code bloom-guard.status-refresh-interval},
- * to the application's MeterRegistry. Every meter is registered here, once, before the first call.
+ * circuit state and its transitions, and the per-filter gauges read every
+ * {@code bloom-guard.status-refresh-interval}, to the application's MeterRegistry. Every meter is registered here, once, before the first call.
  */
 @AutoConfiguration(after = BloomGuardAutoConfiguration.class, afterName = {
         // Spring Boot 3 and Spring Boot 4 names of each: Boot ignores the one that does not exist.
@@ -59,5 +60,13 @@ public class BloomGuardMetricsAutoConfiguration {
     @ConditionalOnSingleCandidate(BitmapStore.class)
     public CircuitStateGauge bloomGuardCircuitStateGauge(MeterRegistry meterRegistry, BitmapStore store) {
         return new CircuitStateGauge(meterRegistry, store);
+    }
+
+    /** Hears the store once, not each filter: see {@link CircuitTransitionCounter}. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnSingleCandidate(BitmapStore.class)
+    public CircuitTransitionCounter bloomGuardCircuitTransitionCounter(MeterRegistry meterRegistry, BitmapStore store) {
+        return new CircuitTransitionCounter(meterRegistry, store);
     }
 }

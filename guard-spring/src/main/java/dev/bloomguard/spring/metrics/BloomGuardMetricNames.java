@@ -2,7 +2,8 @@ package dev.bloomguard.spring.metrics;
 
 /**
  * Every meter name and tag the starter publishes; each meter carries the {@code filter} tag but
- * {@link #CIRCUIT_STATE}, whose breaker fronts the one Redis every filter of the application uses.
+ * {@link #CIRCUIT_STATE} and {@link #CIRCUIT_TRANSITIONS}, whose breaker fronts the one Redis every
+ * filter of the application uses.
  */
 public final class BloomGuardMetricNames {
 
@@ -85,6 +86,13 @@ public final class BloomGuardMetricNames {
     public static final String CIRCUIT_STATE = "bloomguard.circuit.state";
 
     /**
+     * Counter of the transitions of the circuit breaker in front of Redis, tags {@code from} and
+     * {@code to}: {@code closed}, {@code open} or {@code half-open}. Each transition counted once,
+     * however many filters share the breaker; no {@code filter} tag, as {@link #CIRCUIT_STATE}.
+     */
+    public static final String CIRCUIT_TRANSITIONS = "bloomguard.circuit.transitions";
+
+    /**
      * Observation (a span, for a tracer) around each check of a guarded call, low-cardinality key
      * values {@code filter} and {@code outcome} (passed, blocked, bypassed, or failed when the
      * guard threw); only with an ObservationRegistry bean.
@@ -101,6 +109,10 @@ public final class BloomGuardMetricNames {
     public static final String TAG_OUTCOME = "outcome";
 
     public static final String TAG_REASON = "reason";
+
+    public static final String TAG_FROM = "from";
+
+    public static final String TAG_TO = "to";
 
     private BloomGuardMetricNames() {
     }

@@ -23,13 +23,17 @@ public interface GuardMetrics {
 
     /**
      * One {@code @BloomPut} add of {@code keys} keys; {@code failed}: it failed and was handed to
-     * the background retry.
+     * the background retry. Called by the interceptor, not heard as {@code FilterEvent.AddFailed},
+     * which a filter tells of every failed add (retries, catch-up, the application's own, each
+     * chunk of a large batch apart) and would count other keys.
      */
     default void recordAdd(String filter, int keys, boolean failed) {
     }
 
     /**
-     * One load of {@code filter} from its warmup source.
+     * One load of {@code filter} from its warmup source. Called by the warmer, not heard as
+     * {@code FilterEvent.Loaded}, which is told only of swapped loads (the application's own
+     * too) and times the load alone, where this times the warmer's whole attempt.
      *
      * @param keys keys the load read, or a negative value when unknown (a failed load)
      */

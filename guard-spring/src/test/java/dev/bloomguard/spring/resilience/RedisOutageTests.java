@@ -8,16 +8,20 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -226,6 +230,66 @@ class RedisOutageTests {
             }
             assertThatThrownBy(() -> directory.find(absent.get(0))).isInstanceOf(BloomGuardRejectedException.class);
         }
+    }
+
+    /**
+     * Two filters share the store, and so its breaker: each transition is counted in
+     * {@code bloomguard.circuit.transitions} and logged once, not once per filter. Once the circuit
+     * closes and the filter is warm again, absent keys are rejected and present ones found.
+     */
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void eachCircuitTransitionIsCountedAndLoggedOnceWhateverTheFiltersSharingIt(CapturedOutput output) throws Exception {
+        try (ConfigurableApplicationContext context = GuardedApp.start(REDIS.port(), "outage" + (++testNumber), TABLE,
+                WARMUP_SQL, "bloom-guard.filters.order.expected-insertions=1000")) {
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            BloomFilterRegistry filters = context.getBean(BloomFilterRegistry.class);
+            assertThat(filters.names()).containsExactlyInAnyOrder("user", "order");
+            BitmapStore store = context.getBean(BitmapStore.class);
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            List<Long> absent = absentKeys(filters.filter("user"), 2);
+            assertThat(meters.get("bloomguard.circuit.transitions").counters()).as("registered up front, all zero")
+                    .hasSize(5).allSatisfy(counter -> assertThat(counter.count()).isZero());
+            int logged = output.length();
+
+            REDIS.server().stop();
+            for (int i = 0; i < 3; i++) {
+                assertThat(directory.find(absent.get(0))).as("bypassed").isEqualTo(absent.get(0));
+            }
+
+            assertThat(store.circuitState()).isEqualTo(CircuitBreaker.State.OPEN);
+            assertThat(transitions(meters, "closed", "open")).as("once, not once per filter").isEqualTo(1);
+            assertThat(occurrences(output.toString().substring(logged), "Circuit to Redis opened")).isEqualTo(1);
+
+            REDIS.server().restart();
+            Await.until("the circuit closed", Duration.ofSeconds(30), () -> {
+                directory.find(2);
+                return store.circuitState() == CircuitBreaker.State.CLOSED;
+            });
+            Await.until("filter re-warmed after an empty restart, and the guard blocks again", Duration.ofSeconds(30),
+                    () -> rejects(directory, absent.get(1)));
+
+            String log = output.toString().substring(logged);
+            double opened = transitions(meters, "closed", "open");
+            double closed = transitions(meters, "half-open", "closed") + transitions(meters, "open", "closed");
+            assertThat(opened).isGreaterThanOrEqualTo(1);
+            assertThat(closed).as("closed once for each time it opened").isEqualTo(opened);
+            assertThat(transitions(meters, "open", "half-open")).as("each probe counted once")
+                    .isEqualTo(transitions(meters, "half-open", "open") + transitions(meters, "half-open", "closed"));
+            assertThat(occurrences(log, "Circuit to Redis opened")).as("logged once per opening").isEqualTo((int) opened);
+            assertThat(occurrences(log, "Circuit to Redis closed")).as("logged once per closing").isEqualTo((int) closed);
+            assertThat(directory.find(2)).as("a present key is found").isEqualTo(2);
+            assertThat(LongStream.rangeClosed(1, 50).map(i -> i * 2).filter(id -> rejects(directory, id)).count())
+                    .as("present keys rejected").isZero();
+        }
+    }
+
+    private static double transitions(MeterRegistry meters, String from, String to) {
+        return meters.get("bloomguard.circuit.transitions").tag("from", from).tag("to", to).counter().count();
+    }
+
+    private static int occurrences(String text, String line) {
+        return text.split(Pattern.quote(line), -1).length - 1;
     }
 
     @Test
