@@ -21,6 +21,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.memory.InMemoryBitmapStore;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuard;
@@ -84,7 +85,7 @@ public class GuardOverheadBenchmark {
 
         @Bean
         BitmapStore inMemoryBitmapStore() {
-            return new InMemoryBitmapStore();
+            return InMemoryBitmapStore.create();
         }
 
         @Bean

@@ -19,6 +19,7 @@ import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.BitPositions;
 import dev.bloomguard.core.hash.KeyHash;
+import dev.bloomguard.core.memory.InMemoryBitmapStore;
 import dev.bloomguard.core.mirror.MirrorSettings;
 
 /**
@@ -46,7 +47,7 @@ public class MirrorHitBenchmark {
     @Setup(Level.Trial)
     public void start() throws InterruptedException {
         geometry = FilterGeometry.of(KEYS, 0.01);
-        filter = RedisBloomFilter.builder("mirror-hit", geometry, new InMemoryBitmapStore())
+        filter = RedisBloomFilter.builder("mirror-hit", geometry, InMemoryBitmapStore.create())
                 .mirror(MirrorSettings.of(256L << 20, Duration.ofHours(1))).build();
         filter.load(LongStream.rangeClosed(1, KEYS).boxed());
         for (int i = 0; i < ROTATION; i++) {

@@ -17,6 +17,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -46,7 +47,13 @@ class BloomGuardRedisConfiguration {
     static final String OWN = "bloom-guard.redis";
     static final String SPRING = "spring.data.redis";
 
+    /**
+     * Lazy: made when the starter's own store asks for it (at once, at startup), never when the
+     * application declares a {@code BitmapStore} that does not use it, such as the in-memory one,
+     * which must then start with no Redis and none of these settings.
+     */
     @Bean
+    @Lazy
     @ConditionalOnMissingBean
     @Conditional(RedisWanted.class)
     LettuceConnections bloomGuardLettuceConnections(ObjectProvider<RedisConnectionFactory> factories,

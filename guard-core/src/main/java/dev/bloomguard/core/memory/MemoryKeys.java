@@ -1,0 +1,124 @@
+package dev.bloomguard.core.memory;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+import dev.bloomguard.core.redis.BitmapStoreException;
+import dev.bloomguard.core.redis.KeyStore;
+
+/**
+ * The key, hash and lock primitives in memory ({@link KeyStore}), each what its Redis command (or
+ * {@code *-if-equals.lua}, {@code clear-bit-if-exists.lua}) does, under the keyspace's lock: a lock
+ * is a key set if absent with an expiry, renewed and released only by the holder whose token it
+ * still holds.
+ */
+final class MemoryKeys implements KeyStore {
+
+    private final Keyspace keys;
+
+    MemoryKeys(Keyspace keys) {
+        this.keys = keys;
+    }
+
+    @Override
+    public void hashSet(String key, String field, String value) {
+        keys.write(() -> keys.hashToWrite(key).put(field, value));
+    }
+
+    @Override
+    public long hashIncrement(String key, String field, long by) {
+        return keys.write(() -> {
+            Map<String, String> hash = keys.hashToWrite(key);
+            long value;
+            try {
+                value = Math.addExact(Long.parseLong(hash.getOrDefault(field, "0")), by);
+            }
+            catch (NumberFormatException | ArithmeticException ex) {
+                throw new BitmapStoreException("ERR hash value is not an integer or out of range: " + key, ex);
+            }
+            hash.put(field, Long.toString(value));
+            return value;
+        });
+    }
+
+    @Override
+    public void hashDelete(String key, String field) {
+        keys.write(() -> {
+            if (keys.exists(key)) {
+                keys.hashToWrite(key).remove(field);
+                keys.dropIfEmpty(key);
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public void clearBit(String key, long offset) {
+        keys.write(() -> {
+            if (keys.exists(key)) {
+                keys.setBit(key, offset, false);
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public long bitCount(String key) {
+        return keys.read(() -> keys.bitCount(key));
+    }
+
+    @Override
+    public long length(String key) {
+        return keys.read(() -> keys.length(key));
+    }
+
+    @Override
+    public void delete(String... names) {
+        keys.write(() -> {
+            for (String key : names) {
+                keys.delete(key);
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public boolean setIfAbsent(String key, String value, Duration ttl) {
+        return keys.write(() -> {
+            if (keys.exists(key)) {
+                return false;
+            }
+            keys.setText(key, value, ttl == null ? 0 : Math.max(1, ttl.toMillis()));
+            return true;
+        });
+    }
+
+    @Override
+    public boolean expireIfEquals(String key, String value, Duration ttl) {
+        return keys.write(() -> value.equals(keys.text(key)) && keys.expire(key, Math.max(1, ttl.toMillis())));
+    }
+
+    @Override
+    public boolean deleteIfEquals(String key, String value) {
+        return keys.write(() -> {
+            if (!value.equals(keys.text(key))) {
+                return false;
+            }
+            keys.delete(key);
+            return true;
+        });
+    }
+
+    @Override
+    public Optional<String> get(String key) {
+        return keys.read(() -> Optional.ofNullable(keys.string(key)).map(raw -> new String(raw, StandardCharsets.UTF_8)));
+    }
+
+    @Override
+    public Map<String, String> hashGetAll(String key) {
+        return keys.read(() -> new LinkedHashMap<>(keys.hash(key)));
+    }
+}
