@@ -126,11 +126,6 @@ final class FilterParts {
 
     /** Starts what listens: the circuit, the resize hook, other instances' events, the mirror's trust. */
     void start(FilterSetup setup, RedisBloomFilter facade) {
-        if (!setup.listeners.isEmpty()) {
-            // Only then: the generations a rolling change meets have none, and are never closed.
-            circuit = setup.store.onCircuitTransition(
-                    (from, to) -> publisher.publish(new FilterEvent.CircuitChanged(facade, from, to)));
-        }
         if (generations != null && setup.resizedLoadListener != null) {
             Consumer<RedisBloomFilter> listener = setup.resizedLoadListener;
             generations.onResizedToLoad(resized -> filter.background().execute(() -> listener.accept(resized)));
@@ -140,6 +135,12 @@ final class FilterParts {
         }
         if (trust != null) {
             trust.start();
+        }
+        if (!setup.listeners.isEmpty()) {
+            // Only then: the generations a rolling change meets have none, and are never closed.
+            // Last: a start that fails above leaves the store holding nothing of this filter.
+            circuit = setup.store.onCircuitTransition(
+                    (from, to) -> publisher.publish(new FilterEvent.CircuitChanged(facade, from, to)));
         }
     }
 

@@ -33,6 +33,11 @@ import dev.bloomguard.core.redis.LettuceBitmapStore;
  * own. Each method is atomic, as its command or script is in Redis, and the store is thread-safe.
  * Expiries and Redis's clock are {@link #create(Clock) its clock}. Nothing here does I/O, so no
  * call times out and the circuit is always {@link CircuitBreaker.State#CLOSED closed}.
+ *
+ * <p>What a test on it therefore does not show: a Redis timeout or outage, an add to several shards
+ * that Redis pipelines (possibly to several Cluster nodes) and here is atomic, an asynchronous call
+ * that Redis completes on another thread and here completes on the caller's, and a script whose
+ * keys are not in one Cluster slot. Tests of those need a real Redis.
  */
 public final class InMemoryBitmapStore implements BitmapStore, AutoCloseable {
 

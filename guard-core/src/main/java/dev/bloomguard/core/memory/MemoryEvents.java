@@ -86,12 +86,17 @@ final class MemoryEvents implements EventStore {
         }
     }
 
-    /** Confirmed at once: the listener is told before this returns, as {@code LettucePubSub} tells it. */
+    /**
+     * Registered first and then confirmed, as Redis does: told before it was registered, a
+     * listener (a mirror clearing its pages) could miss a message published in between, and keep
+     * a page without that add's bits. Confirmed before this returns, as {@code LettucePubSub} does.
+     */
     @Override
     public Subscription subscribe(String channel, ChannelListener listener) {
         Listening subscription = new Listening(channel, listener);
-        listener.onSubscribed();
         channels.computeIfAbsent(channel, name -> new CopyOnWriteArrayList<>()).add(subscription);
+        listener.onSubscribed();
+        subscription.confirmed = true;
         return subscription;
     }
 
@@ -114,6 +119,7 @@ final class MemoryEvents implements EventStore {
         private final String channel;
         private final ChannelListener listener;
         private volatile boolean open = true;
+        private volatile boolean confirmed;
 
         Listening(String channel, ChannelListener listener) {
             this.channel = channel;
@@ -134,7 +140,7 @@ final class MemoryEvents implements EventStore {
 
         @Override
         public boolean isHearing() {
-            return open && !delivery.isShutdown();
+            return open && confirmed && !delivery.isShutdown();
         }
 
         @Override

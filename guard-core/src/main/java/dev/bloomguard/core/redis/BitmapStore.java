@@ -16,7 +16,8 @@ public interface BitmapStore extends CheckStore, AddStore, LoadStore, EventStore
     /**
      * Tells {@code listener} of each transition of the store's circuit breaker, once per
      * transition however many filters share the store (see {@link CircuitBreaker#onTransition});
-     * closing the result stops it. A store without a breaker never calls it.
+     * closing the result stops it. A store without a breaker never calls it; a store that wraps
+     * another must forward this too, or the starter's transition counter and log stay silent.
      */
     default CircuitBreaker.Subscription onCircuitTransition(CircuitBreaker.TransitionListener listener) {
         return () -> {

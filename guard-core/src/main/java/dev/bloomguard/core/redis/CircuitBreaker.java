@@ -174,7 +174,13 @@ public final class CircuitBreaker {
         if (until == PROBING || System.nanoTime() - until < 0 || !OPEN_UNTIL.compareAndSet(this, until, PROBING)) {
             return false;
         }
-        transition(State.OPEN, State.HALF_OPEN);
+        try {
+            transition(State.OPEN, State.HALF_OPEN);
+        }
+        catch (VirtualMachineError fatal) {
+            OPEN_UNTIL.compareAndSet(this, PROBING, until); // give the probe slot back: no call will report
+            throw fatal;
+        }
         return true;
     }
 
@@ -239,7 +245,12 @@ public final class CircuitBreaker {
             try {
                 listener.onTransition(from, to);
             }
-            catch (RuntimeException ex) {
+            catch (Throwable ex) {
+                // Any Throwable: thrown out of tryAcquire after the probe slot was taken, it would
+                // leave no call to report, and the breaker in PROBING for good.
+                if (ex instanceof VirtualMachineError fatal) {
+                    throw fatal;
+                }
                 log.warn("Circuit breaker: a listener failed on {} -> {}: {}", from, to, ex.toString());
             }
         }

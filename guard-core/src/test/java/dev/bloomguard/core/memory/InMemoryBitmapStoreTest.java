@@ -225,6 +225,32 @@ class InMemoryBitmapStoreTest {
         assertThat(filter.isRememberedMissAsync(17L, LOOKUP).join()).as("past its TTL").isFalse();
     }
 
+    /**
+     * As Redis: a subscription is registered before its listener hears "subscribed", so a message
+     * published from there on reaches it (a mirror clears its pages on "subscribed"; told before
+     * registration, it could keep a page read before an add whose message it then missed).
+     */
+    @Test
+    void registersASubscriptionBeforeItsListenerHearsSubscribed() {
+        ConcurrentLinkedQueue<String> heard = new ConcurrentLinkedQueue<>();
+        BitmapStore.Subscription subscription = store.subscribe("confirm-order", new BitmapStore.ChannelListener() {
+            @Override
+            public void onMessage(byte[] message) {
+                heard.add(new String(message));
+            }
+
+            @Override
+            public void onSubscribed() {
+                store.publish("confirm-order", "published on subscribed".getBytes());
+            }
+        });
+
+        Await.until("the message published while confirming", TIMEOUT, () -> heard.size() == 1);
+        assertThat(heard).containsExactly("published on subscribed");
+        assertThat(subscription.isHearing()).isTrue();
+        subscription.close();
+    }
+
     @Test
     void deliversEventsToEachSubscriberInOrderOffThePublishersThread() {
         ConcurrentLinkedQueue<String> heard = new ConcurrentLinkedQueue<>();

@@ -1,6 +1,7 @@
 package dev.bloomguard.core.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.time.Duration;
@@ -290,5 +291,33 @@ class CircuitBreakerTest {
         assertThat(breaker.tryAcquire()).isTrue();
         assertThat(heard).containsExactly("CLOSED->OPEN", "OPEN->CLOSED");
         assertThat(unsubscribed).containsExactly("CLOSED->OPEN");
+    }
+    /**
+     * A listener that throws an Error (a logging backend's LinkageError, a test's AssertionError)
+     * on the probe's transition: thrown out of tryAcquire after the probe slot was taken, no call
+     * would report, and the breaker would stay half-open, failing every call, for good.
+     */
+    @Test
+    void aListenerThatThrowsAnErrorOnTheProbeNeitherLosesTheProbeNorWedgesTheBreaker() throws InterruptedException {
+        CircuitBreaker breaker = CircuitBreaker.create(1, Duration.ofMillis(20));
+        List<String> thrown = new CopyOnWriteArrayList<>();
+        breaker.onTransition((from, to) -> {
+            if (to == State.HALF_OPEN && thrown.size() < 2) {
+                thrown.add(from + "->" + to);
+                throw thrown.size() == 1 ? new AssertionError("a listener's bug") : new StackOverflowError("deep logging");
+            }
+        });
+        breaker.onFailure();
+        Thread.sleep(40);
+
+        assertThat(breaker.tryAcquire()).as("the probe, though a listener threw an AssertionError").isTrue();
+        breaker.onFailure();
+        Thread.sleep(40);
+        assertThatThrownBy(breaker::tryAcquire).isInstanceOf(StackOverflowError.class);
+        assertThat(breaker.tryAcquire()).as("the probe slot given back after a fatal error").isTrue();
+        breaker.onSuccess();
+
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+        assertThat(thrown).hasSize(2);
     }
 }

@@ -104,6 +104,7 @@ public class BloomGuardAutoConfiguration {
 
     /** Logs the circuit's transitions once per store, not once per filter: see {@link CircuitTransitionLog}. */
     @Bean
+    @ConditionalOnMissingBean
     @ConditionalOnBean(BloomFilterRegistry.class)
     @ConditionalOnSingleCandidate(BitmapStore.class)
     CircuitTransitionLog bloomGuardCircuitTransitionLog(BitmapStore store) {

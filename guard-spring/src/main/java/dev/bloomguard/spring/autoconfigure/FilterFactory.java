@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 
+import dev.bloomguard.core.FilterEvent;
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterKeys;
 import dev.bloomguard.core.HashSecrets;
@@ -81,7 +82,12 @@ final class FilterFactory {
                 .journalCapacity(properties.getJournal().getCapacity())
                 .maxBatchSize(properties.getMaxBatchSize())
                 .rollout(properties.getRollout().getHeartbeatInterval(), properties.getRollout().getGracePeriod())
-                .listener(event -> warmer.ifAvailable(available -> available.onEvent(event)))
+                // The circuit's transitions are heard once per store (CircuitTransitionLog), not per filter.
+                .listener(event -> {
+                    if (!(event instanceof FilterEvent.CircuitChanged)) {
+                        warmer.ifAvailable(available -> available.onEvent(event));
+                    }
+                })
                 .keyType(keyType)
                 .hash(hash)
                 .onResizedToLoad(resized -> warmer.ifAvailable(available -> available.loadResized(resized)));
