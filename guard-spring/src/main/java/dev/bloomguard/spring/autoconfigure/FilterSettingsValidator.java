@@ -78,6 +78,7 @@ final class FilterSettingsValidator {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
                         + ".rebuild.interval (" + interval + ") must not be negative");
             }
+            requireNanos("bloom-guard.filters." + entry.getKey() + ".rebuild.interval", interval);
             double maxShrink = entry.getValue().getRebuild().getMaxShrink();
             if (!(maxShrink >= 0 && maxShrink <= 1)) {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
@@ -99,6 +100,7 @@ final class FilterSettingsValidator {
             List<Class<? extends Throwable>> missExceptions = null;
             if (negativeCache.isEnabled()) {
                 requireCaffeine("bloom-guard.filters." + entry.getKey() + ".negative-cache.enabled");
+                requireNanos("bloom-guard.filters." + entry.getKey() + ".negative-cache.ttl", negativeCache.getTtl());
                 misses = rememberedMisses(entry.getKey(), negativeCache);
                 missExceptions = missExceptions(entry.getKey(), negativeCache);
             }
@@ -123,6 +125,7 @@ final class FilterSettingsValidator {
                     throw new BloomGuardConfigurationException(property + "catch-up-overlap ("
                             + warmup.getCatchUpOverlap() + ") must not be negative");
                 }
+                requireNanos(property + "catch-up-overlap", warmup.getCatchUpOverlap());
             }
             if (warmup.getFetchSize() < 1) {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()

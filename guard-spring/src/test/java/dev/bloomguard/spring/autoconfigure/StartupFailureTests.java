@@ -380,6 +380,18 @@ class StartupFailureTests {
                 .run(failsWith("bloom-guard.circuit-breaker.slow-call (PT2640000H) must be under 292 years"));
         runner.withPropertyValues("bloom-guard.rollout.grace-period=110000d")
                 .run(failsWith("bloom-guard.rollout.grace-period (PT2640000H) must be under 292 years"));
+        runner.withPropertyValues("bloom-guard.filters.user.expected-insertions=1000",
+                "bloom-guard.filters.user.rebuild.interval=110000d")
+                .run(failsWith("bloom-guard.filters.user.rebuild.interval (PT2640000H) must be under 292 years"));
+        runner.withPropertyValues("bloom-guard.filters.user.expected-insertions=1000",
+                "bloom-guard.filters.user.negative-cache.enabled=true",
+                "bloom-guard.filters.user.negative-cache.ttl=110000d")
+                .run(failsWith("bloom-guard.filters.user.negative-cache.ttl (PT2640000H) must be under 292 years"));
+        runner.withPropertyValues("bloom-guard.filters.user.expected-insertions=1000",
+                "bloom-guard.filters.user.warmup.sql=SELECT id FROM users",
+                "bloom-guard.filters.user.warmup.catch-up-sql=SELECT id FROM users WHERE created_at > :since",
+                "bloom-guard.filters.user.warmup.catch-up-overlap=110000d")
+                .run(failsWith("bloom-guard.filters.user.warmup.catch-up-overlap (PT2640000H) must be under 292 years"));
     }
 
     @Test
