@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -15,6 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
+import dev.bloomguard.core.FilterEvent;
+import dev.bloomguard.core.FilterListener;
+import dev.bloomguard.core.FilterState;
 import dev.bloomguard.core.FilterStatus;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
@@ -29,20 +33,26 @@ import dev.bloomguard.spring.warmup.FilterWarmer;
  * <p>The thing not to get wrong: {@link RedisBloomFilter#status()} is a {@code BITCOUNT} over
  * the whole bitmap, which blocks Redis for as long as it takes on a large filter. So it is read
  * once when the context starts, then every {@code refreshInterval} on one daemon thread, and a
- * scrape or health check only reads the cache. A filter whose load this instance just finished
- * is read again within a second (the check is local and costs no Redis call), so its gauges and
- * health do not lag a whole interval behind a warmup or rebuild. Loads by other instances show
- * at the next interval.
+ * scrape or health check only reads the cache.
+ *
+ * <p>In between, it hears the filters' {@link FilterEvent}s ({@link #onEvent}) and reads again,
+ * within a second, a filter whose cached status an event made stale: one this instance just
+ * loaded ({@link FilterEvent.Loaded}), so its gauges and health do not lag a whole interval behind
+ * a warmup or rebuild; and one cached as {@link FilterState#READY} that a check found unable to
+ * answer ({@link FilterEvent.NotReady}: Redis lost it, or went back in time), so health does not
+ * show it ready while its checks are bypassed. Loads by other instances show at the next interval.
+ * The event itself only marks the filter: the read runs on this cache's thread, never the
+ * check's, and at most once a second however many checks see the filter not ready.
  *
  * <p>Starts after the {@link FilterWarmer} (so the first read sees blocking warmups done) and
  * before the web server takes traffic.
  */
-public final class FilterStatusCache implements SmartLifecycle {
+public final class FilterStatusCache implements SmartLifecycle, FilterListener {
 
     /** Just after the warmer's phase: its blocking warmups are done when the first read runs. */
     public static final int PHASE = FilterWarmer.PHASE + 1;
 
-    /** How often a filter's local last load is compared with the cached one. */
+    /** How often the filters marked stale by an event are read again. */
     private static final Duration WATCH_PERIOD = Duration.ofSeconds(1);
 
     private static final Logger log = LoggerFactory.getLogger(FilterStatusCache.class);
@@ -59,6 +69,8 @@ public final class FilterStatusCache implements SmartLifecycle {
     private final BitmapStore store;
     private final Duration refreshInterval;
     private final Map<String, Snapshot> snapshots = new ConcurrentHashMap<>();
+    /** Filters whose cached status an event made stale, read again at the next tick. */
+    private final Set<String> stale = ConcurrentHashMap.newKeySet();
     private volatile ScheduledExecutorService scheduler;
     private volatile long lastFullRefresh;
 
@@ -85,8 +97,8 @@ public final class FilterStatusCache implements SmartLifecycle {
     }
 
     /**
-     * The last read of {@code filter}, read afresh when there is none yet or when this instance
-     * loaded the filter since (a load's own result shows at once; another instance's at the next
+     * The last read of {@code filter}, read afresh when there is none yet or when an event made
+     * it stale since (a load's own result shows at once; another instance's at the next
      * scheduled read).
      *
      * @throws IllegalArgumentException when there is no such filter
@@ -96,9 +108,25 @@ public final class FilterStatusCache implements SmartLifecycle {
         if (cached == null) {
             return refresh(filter);
         }
-        boolean loadedSince = registry.filter(filter).lastLoad()
-                .filter(load -> load.finishedAt().isAfter(cached.readAt())).isPresent();
-        return loadedSince ? refresh(filter) : cached;
+        return stale.remove(filter) ? refresh(filter) : cached;
+    }
+
+    /**
+     * Marks the event's filter stale when the event says its cached status no longer holds: see
+     * the class comment. Returns at once, on whichever thread the filter published on.
+     */
+    @Override
+    public void onEvent(FilterEvent event) {
+        String name = event.filter().name();
+        if (event instanceof FilterEvent.Loaded) {
+            stale.add(name);
+        }
+        else if (event instanceof FilterEvent.NotReady && !stale.contains(name)) {
+            Snapshot cached = snapshots.get(name);
+            if (cached != null && cached.status().state() == FilterState.READY) {
+                stale.add(name);
+            }
+        }
     }
 
     /** The last read of every filter that has been read, in configuration order. */
@@ -149,7 +177,7 @@ public final class FilterStatusCache implements SmartLifecycle {
         }
     }
 
-    /** Every interval reads all filters; in between, only those whose local last load changed. */
+    /** Every interval reads all filters; in between, only those an event made stale. */
     private void tick() {
         long now = System.nanoTime();
         boolean due = now - lastFullRefresh >= refreshInterval.toNanos();
@@ -157,8 +185,9 @@ public final class FilterStatusCache implements SmartLifecycle {
             lastFullRefresh = now;
         }
         for (RedisBloomFilter filter : registry.asMap().values()) {
-            Snapshot cached = snapshots.get(filter.name());
-            if (due || cached == null || !cached.status().lastLoad().equals(filter.lastLoad())) {
+            // Unmarked before the read: an event during it marks the filter for the next tick.
+            boolean marked = stale.remove(filter.name());
+            if (due || marked || !snapshots.containsKey(filter.name())) {
                 refreshQuietly(filter);
             }
         }

@@ -35,6 +35,7 @@ import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceConnections;
 import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.actuate.FilterStatusCache;
 import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
 import dev.bloomguard.spring.interceptor.BloomGuardInterceptor;
 import dev.bloomguard.spring.interceptor.BloomOperationSource;
@@ -92,12 +93,13 @@ public class BloomGuardAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(BitmapStore.class)
     public BloomFilterRegistry bloomFilterRegistry(BloomGuardProperties properties, FilterSpecs specs, BitmapStore store,
-            ObjectProvider<FilterWarmer> warmer, ObjectProvider<DataSource> primaryDataSource, BeanFactory beanFactory,
-            Environment environment) {
+            ObjectProvider<FilterWarmer> warmer, ObjectProvider<FilterStatusCache> statuses,
+            ObjectProvider<DataSource> primaryDataSource, BeanFactory beanFactory, Environment environment) {
         KeySourceBeans.resolve(properties, beanFactory);
         String keyPrefix = properties.effectiveKeyPrefix(environment.getProperty("spring.application.name"));
         Map<String, RedisBloomFilter> filters = new LinkedHashMap<>();
-        FilterFactory factory = new FilterFactory(properties, store, warmer, primaryDataSource, beanFactory, keyPrefix);
+        FilterFactory factory = new FilterFactory(properties, store, warmer, statuses, primaryDataSource, beanFactory,
+                keyPrefix);
         specs.all().forEach(spec -> filters.put(spec.name(), factory.filter(spec)));
         return new BloomFilterRegistry(filters);
     }

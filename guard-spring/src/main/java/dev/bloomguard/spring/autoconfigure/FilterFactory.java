@@ -12,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.util.function.SingletonSupplier;
 
 import dev.bloomguard.core.FilterEvent;
 import dev.bloomguard.core.FilterGeometry;
@@ -25,6 +26,7 @@ import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.rollout.FilterResize;
 import dev.bloomguard.core.rollout.GenerationDescriptor;
 import dev.bloomguard.spring.BloomGuardConfigurationException;
+import dev.bloomguard.spring.actuate.FilterStatusCache;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.spring.warmup.KeyColumn;
 import dev.bloomguard.spring.warmup.SqlKeySource;
@@ -42,7 +44,9 @@ final class FilterFactory {
 
     private final BloomGuardProperties properties;
     private final BitmapStore store;
-    private final ObjectProvider<FilterWarmer> warmer;
+    /** Looked up at the first event, not here: both beans need the registry these filters are built for. */
+    private final SingletonSupplier<FilterWarmer> warmer;
+    private final SingletonSupplier<FilterStatusCache> statuses;
     private final ObjectProvider<DataSource> primaryDataSource;
     private final BeanFactory beanFactory;
     private final String keyPrefix;
@@ -50,10 +54,12 @@ final class FilterFactory {
 
     /** {@code keyPrefix}: the effective one; the instance id, shared by this instance's filters, is drawn here. */
     FilterFactory(BloomGuardProperties properties, BitmapStore store, ObjectProvider<FilterWarmer> warmer,
-            ObjectProvider<DataSource> primaryDataSource, BeanFactory beanFactory, String keyPrefix) {
+            ObjectProvider<FilterStatusCache> statuses, ObjectProvider<DataSource> primaryDataSource,
+            BeanFactory beanFactory, String keyPrefix) {
         this.properties = properties;
         this.store = store;
-        this.warmer = warmer;
+        this.warmer = SingletonSupplier.of(warmer::getIfAvailable);
+        this.statuses = SingletonSupplier.of(statuses::getIfAvailable);
         this.primaryDataSource = primaryDataSource;
         this.beanFactory = beanFactory;
         this.keyPrefix = keyPrefix;
@@ -85,12 +91,24 @@ final class FilterFactory {
                 // The circuit's transitions are heard once per store (CircuitTransitionLog), not per filter.
                 .listener(event -> {
                     if (!(event instanceof FilterEvent.CircuitChanged)) {
-                        warmer.ifAvailable(available -> available.onEvent(event));
+                        FilterWarmer loads = warmer.get();
+                        if (loads != null) {
+                            loads.onEvent(event);
+                        }
+                        FilterStatusCache status = statuses.get();
+                        if (status != null) {
+                            status.onEvent(event);
+                        }
                     }
                 })
                 .keyType(keyType)
                 .hash(hash)
-                .onResizedToLoad(resized -> warmer.ifAvailable(available -> available.loadResized(resized)));
+                .onResizedToLoad(resized -> {
+                    FilterWarmer available = warmer.get();
+                    if (available != null) {
+                        available.loadResized(resized);
+                    }
+                });
         if (!geometry.equals(configured)) {
             builder.resizedFrom(configured);
         }

@@ -3,7 +3,9 @@ package dev.bloomguard.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
@@ -16,15 +18,18 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.ReflectionUtils;
 
 import dev.bloomguard.core.FilterState;
+import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BootNames;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.actuate.FilterStatusCache;
+import dev.bloomguard.testsupport.Await;
 
 /**
  * The {@code bloomGuard} health contributor on whichever Boot generation the tests run: Boot 3's
@@ -102,6 +107,41 @@ class BloomGuardHealthAutoConfigurationTests {
                     finally {
                         renewals.shutdownNow();
                     }
+                });
+    }
+
+    /**
+     * Redis loses a ready filter (eviction, a FLUSHALL, a failover to an empty replica) between two
+     * of the cache's reads: the first check that finds it gone tells the cache, and health stops
+     * showing it ready within seconds, not at the next read an hour later. Its reload shows as
+     * soon, without anyone asking the cache.
+     */
+    @Test
+    void showsAFilterLostFromRedisWithinSecondsAndItsReloadAsSoon() {
+        runner.withPropertyValues("bloom-guard.filters.evicted.expected-insertions=1000",
+                "bloom-guard.status-refresh-interval=1h").run(context -> {
+                    RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("evicted");
+                    filter.load(LongStream.rangeClosed(1, 500).boxed());
+                    Await.until("the load to show", Duration.ofSeconds(10),
+                            () -> "READY".equals(String.valueOf(Reading.of(context).filter("evicted").get("state"))));
+                    List<Long> absent = LongStream.rangeClosed(1_001, 2_000).boxed().toList();
+                    assertThat(absent.stream().filter(key -> filter.check(key) == Membership.ABSENT).count())
+                            .as("absent keys the ready filter blocks").isGreaterThan(900);
+
+                    StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+                    Set<String> keys = redis.keys("health-autoconfig:*evicted*");
+                    assertThat(keys).isNotEmpty();
+                    redis.delete(keys);
+                    assertThat(filter.check(1_001L)).isEqualTo(Membership.NOT_READY);
+
+                    Await.until("health to show the lost filter", Duration.ofSeconds(10),
+                            () -> Reading.of(context).filter("evicted").get("state") == FilterState.DEGRADED);
+                    assertThat(Reading.of(context).status()).isEqualTo("UNKNOWN");
+
+                    filter.load(LongStream.rangeClosed(1, 500).boxed());
+                    Await.until("health to show the reload", Duration.ofSeconds(10),
+                            () -> Reading.of(context).filter("evicted").get("state") == FilterState.READY);
+                    assertThat(Reading.of(context).status()).isEqualTo("UP");
                 });
     }
 
