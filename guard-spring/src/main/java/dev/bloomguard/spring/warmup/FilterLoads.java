@@ -45,6 +45,7 @@ final class FilterLoads {
     private static final Duration INCOMPLETE_LOAD_PAUSE = Duration.ofMillis(500);
 
     private final WarmerThreads threads;
+    private final SourceTrust trust;
     private final Duration lockTtl;
     private final Duration waitPoll;
     private final Supplier<GuardMetrics> metrics;
@@ -54,8 +55,10 @@ final class FilterLoads {
     private final Map<String, Failure> lastFailures = new ConcurrentHashMap<>();
     private final Map<String, Instant> catchUpSince = new ConcurrentHashMap<>();
 
-    FilterLoads(WarmerThreads threads, Duration lockTtl, Duration waitPoll, Supplier<GuardMetrics> metrics) {
+    FilterLoads(WarmerThreads threads, SourceTrust trust, Duration lockTtl, Duration waitPoll,
+            Supplier<GuardMetrics> metrics) {
         this.threads = threads;
+        this.trust = trust;
         this.lockTtl = lockTtl;
         this.waitPoll = waitPoll;
         this.metrics = metrics;
@@ -157,7 +160,7 @@ final class FilterLoads {
         lastFailures.put(name, new Failure(refused.getMessage(), true, Instant.now()));
         try {
             if (task.filter().isReady() && isFromOwnQuery(task)) {
-                task.filter().setBlockingSuspended(false);
+                trust.trust(task.filter());
             }
         }
         catch (RuntimeException ex) {
@@ -181,7 +184,7 @@ final class FilterLoads {
         ScheduledExecutorService current = threads.scheduler();
         if (current != null && !current.isShutdown()) {
             current.schedule(() -> {
-                if (!task.filter().isReady() || task.filter().isBlockingSuspended()) {
+                if (!trust.trusts(task.filter().name()) || !task.filter().isReady()) {
                     submit(task, () -> load(task, false));
                 }
             }, delay.toMillis(), TimeUnit.MILLISECONDS);
@@ -224,7 +227,7 @@ final class FilterLoads {
             if (anotherInstancesWill && filter.lockHolder().isEmpty() && filter.isReady() && isFromOwnQuery(task)) {
                 // Its generation was loaded by the other instance: look again now, not at the next heartbeat.
                 filter.generations().ifPresent(FilterSchedules::heartbeat);
-                filter.setBlockingSuspended(false);
+                trust.trust(filter);
                 log.info("Filter '{}': loaded by another instance", filter.name());
                 return null;
             }
@@ -242,7 +245,7 @@ final class FilterLoads {
             if (queryStart != null) {
                 caughtUp(filter.name(), queryStart);
             }
-            filter.setBlockingSuspended(false);
+            trust.trust(filter);
             log.info("Filter '{}': loaded {} keys in {} ms ({} keys/s, {} journaled adds replayed)", filter.name(),
                     report.keys(), report.duration().toMillis(), Math.round(report.keysPerSecond()),
                     report.replayedAdds());

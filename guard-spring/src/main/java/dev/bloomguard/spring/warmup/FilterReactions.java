@@ -34,6 +34,7 @@ final class FilterReactions {
 
     private final Map<String, Task> tasks;
     private final WarmerThreads threads;
+    private final SourceTrust trust;
     private final FilterLoads loads;
     private final FilterSchedules schedules;
     private final Duration lockTtl;
@@ -43,10 +44,11 @@ final class FilterReactions {
     /** When ({@link System#nanoTime}) a not-ready check last had such a filter looked at again. */
     private final Map<String, Long> foreignLookedAt = new ConcurrentHashMap<>();
 
-    FilterReactions(Map<String, Task> tasks, WarmerThreads threads, FilterLoads loads, FilterSchedules schedules,
-            Duration lockTtl, Supplier<GuardMetrics> metrics) {
+    FilterReactions(Map<String, Task> tasks, WarmerThreads threads, SourceTrust trust, FilterLoads loads,
+            FilterSchedules schedules, Duration lockTtl, Supplier<GuardMetrics> metrics) {
         this.tasks = tasks;
         this.threads = threads;
+        this.trust = trust;
         this.loads = loads;
         this.schedules = schedules;
         this.lockTtl = lockTtl;
@@ -67,7 +69,7 @@ final class FilterReactions {
         if (loads.backingOff(filter.name())) {
             return;
         }
-        if (filter.isBlockingSuspended()) {
+        if (!trust.trusts(filter.name())) {
             if (schedules.leftToOtherQuery(filter.name())) {
                 // Loaded from the other query of a rolling deploy, whose instances it protects:
                 // reloading over it would only make them bypass (and soon reload over this one).

@@ -35,13 +35,15 @@ final class FilterSchedules {
     static final Duration FOREIGN_SOURCE_PATIENCE = Duration.ofMinutes(2);
 
     private final WarmerThreads threads;
+    private final SourceTrust trust;
     private final FilterLoads loads;
     private final Duration rewindCheckInterval;
     /** Since when ({@link System#nanoTime}) each filter's live bitmap is known to come from another warmup query. */
     private final Map<String, Long> foreignSince = new ConcurrentHashMap<>();
 
-    FilterSchedules(WarmerThreads threads, FilterLoads loads, Duration rewindCheckInterval) {
+    FilterSchedules(WarmerThreads threads, SourceTrust trust, FilterLoads loads, Duration rewindCheckInterval) {
         this.threads = threads;
+        this.trust = trust;
         this.loads = loads;
         this.rewindCheckInterval = rewindCheckInterval;
     }
@@ -124,22 +126,20 @@ final class FilterSchedules {
                 foreignSince.remove(filter.name()); // missing or incomplete: a check's re-warm loads it
                 return;
             }
-            boolean own = FilterLoads.isFromOwnQuery(task);
-            if (own) {
+            if (FilterLoads.isFromOwnQuery(task)) {
                 foreignSince.remove(filter.name());
+                if (!trust.trusts(filter.name()) && filter.lockHolder().isEmpty()) {
+                    trust.trust(filter);
+                    log.info("Filter '{}' is loaded from this instance's warmup query again; blocking", filter.name());
+                }
             }
             else {
                 foreignSince.putIfAbsent(filter.name(), System.nanoTime());
-            }
-            if (!own && !filter.isBlockingSuspended()) {
-                filter.setBlockingSuspended(true);
-                log.warn("Filter '{}' was loaded from a warmup query other than this instance's (a deploy that"
-                        + " changes it rolling out?): its absent answers are let through until it is loaded from this"
-                        + " instance's query", filter.name());
-            }
-            else if (own && filter.isBlockingSuspended() && filter.lockHolder().isEmpty()) {
-                filter.setBlockingSuspended(false);
-                log.info("Filter '{}' is loaded from this instance's warmup query again; blocking", filter.name());
+                if (trust.distrust(filter)) {
+                    log.warn("Filter '{}' was loaded from a warmup query other than this instance's (a deploy that"
+                            + " changes it rolling out?): its absent answers are let through until it is loaded from"
+                            + " this instance's query", filter.name());
+                }
             }
         }
         catch (RuntimeException ex) {

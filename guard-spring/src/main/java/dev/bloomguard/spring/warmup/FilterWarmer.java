@@ -74,6 +74,7 @@ public final class FilterWarmer implements SmartLifecycle {
 
     private final Map<String, Task> tasks = new LinkedHashMap<>();
     private final WarmerThreads threads = new WarmerThreads();
+    private final SourceTrust trust = new SourceTrust();
     private final FilterLoads loads;
     private final FilterSchedules schedules;
     private final FilterReactions reactions;
@@ -88,9 +89,9 @@ public final class FilterWarmer implements SmartLifecycle {
     public FilterWarmer(List<Task> tasks, Duration lockTtl, Duration waitPoll, Duration rewindCheckInterval,
             Supplier<GuardMetrics> metrics) {
         tasks.forEach(task -> this.tasks.put(task.filter().name(), task));
-        this.loads = new FilterLoads(threads, lockTtl, waitPoll, metrics);
-        this.schedules = new FilterSchedules(threads, loads, rewindCheckInterval);
-        this.reactions = new FilterReactions(this.tasks, threads, loads, schedules, lockTtl, metrics);
+        this.loads = new FilterLoads(threads, trust, lockTtl, waitPoll, metrics);
+        this.schedules = new FilterSchedules(threads, trust, loads, rewindCheckInterval);
+        this.reactions = new FilterReactions(this.tasks, threads, trust, loads, schedules, lockTtl, metrics);
     }
 
     @Override
@@ -103,7 +104,7 @@ public final class FilterWarmer implements SmartLifecycle {
             if (task.source() != null && task.onStartup()) {
                 // Until this instance knows the live bitmap came from its own query, an "absent" may
                 // be a key only that query returns: bypass it. Confirmed in moments when it did.
-                task.filter().setBlockingSuspended(true);
+                trust.distrust(task.filter());
             }
         }
         for (Task task : tasks.values()) {
@@ -144,7 +145,7 @@ public final class FilterWarmer implements SmartLifecycle {
             if (fresh && sameSource) {
                 // Loaded by another instance, perhaps after this one's first heartbeat: look again now.
                 filter.generations().ifPresent(FilterSchedules::heartbeat);
-                filter.setBlockingSuspended(false);
+                trust.trust(filter);
                 log.info("Filter '{}' is already live in Redis (since {}); not warming it again", filter.name(),
                         since.map(Instant::toString).orElse("an unknown time"));
                 return null;

@@ -13,7 +13,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.RealServers;
 import io.lettuce.core.RedisClient;
@@ -122,6 +124,48 @@ class RollingConfigChangeTests {
                 assertThat(GuardedApp.rejected(upgraded.getBean(GuardedApp.Directory.class)))
                         .as("the new query's filter blocks absent keys").isGreaterThan(950);
             }
+        }
+    }
+
+    /**
+     * The old instance's warmer suspends blocking while the live filter comes from the new
+     * query. Someone else lifting that suspension (an operator's call, a component of the
+     * application) must not leave it blocking the rows only its own query returns: the warmer
+     * suspends it again at its next look, whatever it recorded itself.
+     */
+    @Test
+    void aSuspensionLiftedFromOutsideWhileAnotherQuerysFilterIsLiveIsRestoredAtTheNextLook() throws Exception {
+        GuardedApp.createUsers(TABLE, 5000);
+        Duration check = Duration.ofMillis(200);
+        String[] fastCheck = { "bloom-guard.rewind-check-interval=" + check.toMillis() + "ms" };
+        try (RedisServer redis = RedisServer.start();
+                ConfigurableApplicationContext old = GuardedApp.start(redis.port(), "rollout-lifted", TABLE,
+                        "SELECT id FROM " + TABLE, fastCheck);
+                ConfigurableApplicationContext upgraded = GuardedApp.start(redis.port(), "rollout-lifted", TABLE,
+                        "SELECT id FROM " + TABLE + " WHERE id <= 5000", fastCheck)) {
+            GuardedApp.Directory oldInstance = old.getBean(GuardedApp.Directory.class);
+            RedisBloomFilter oldFilter = old.getBean(BloomFilterRegistry.class).filter("user");
+            long[] onlyInOldQuery = { 5_002, 7_500, 9_998, 10_000 };
+            long loaded = System.nanoTime();
+            for (long id : onlyInOldQuery) {
+                GuardedApp.foundWithin(oldInstance, id, loaded, check.plusSeconds(2),
+                        "time the old instance blocks a row its own query returns");
+            }
+
+            oldFilter.setBlockingSuspended(false);
+            long lifted = System.nanoTime();
+            for (long id : onlyInOldQuery) {
+                GuardedApp.foundWithin(oldInstance, id, lifted, check.plusSeconds(2),
+                        "time a suspension lifted from outside lets the old instance block a row its query returns");
+            }
+            for (int round = 0; round < 10; round++) {
+                for (long id : onlyInOldQuery) {
+                    assertThat(oldInstance.find(id)).isEqualTo(id);
+                }
+                Thread.sleep(check.toMillis() / 2);
+            }
+            assertThat(GuardedApp.rejected(upgraded.getBean(GuardedApp.Directory.class)))
+                    .as("the new query's filter blocks absent keys").isGreaterThan(950);
         }
     }
 

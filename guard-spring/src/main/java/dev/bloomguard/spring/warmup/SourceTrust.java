@@ -1,0 +1,50 @@
+package dev.bloomguard.spring.warmup;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.bloomguard.core.RedisBloomFilter;
+
+/**
+ * Whether this instance knows that each filter's live bitmap was loaded from its own key source;
+ * while it does not, the filter's blocking is suspended (its "absent" lets the key through), as
+ * the bitmap may come from another warmup query and lack rows only this instance's returns.
+ *
+ * <p>This is the warmer's own record, and the only thing the warmer reads to decide: it tells the
+ * filter ({@link RedisBloomFilter#setBlockingSuspended}) and never reads the filter's flag back.
+ * A record and a flag can disagree only in the safe direction: every distrust is written through
+ * to the filter even when already recorded, so a filter whose suspension someone else lifted is
+ * suspended again at the next look, and both writes of a change happen under one lock, so two
+ * racing changes cannot leave the record suspended and the filter blocking.
+ */
+final class SourceTrust {
+
+    private final Set<String> distrusted = ConcurrentHashMap.newKeySet();
+
+    /** Whether blocking of {@code filter} is not suspended by this warmer. */
+    boolean trusts(String filter) {
+        return !distrusted.contains(filter);
+    }
+
+    /**
+     * Suspends {@code filter}'s blocking (again, even if recorded already).
+     *
+     * @return true when the record changed, for a log line once per change
+     */
+    synchronized boolean distrust(RedisBloomFilter filter) {
+        boolean changed = distrusted.add(filter.name());
+        filter.setBlockingSuspended(true);
+        return changed;
+    }
+
+    /**
+     * Lifts the suspension: the live bitmap is known to come from this instance's own source.
+     *
+     * @return true when the record changed
+     */
+    synchronized boolean trust(RedisBloomFilter filter) {
+        boolean changed = distrusted.remove(filter.name());
+        filter.setBlockingSuspended(false);
+        return changed;
+    }
+}
