@@ -56,11 +56,6 @@ public final class BitPositions {
         return fillFromBytes(hash, bytes, bytes.length, bits, hashes, shards, into, from);
     }
 
-    /** As {@link #fill}, for bytes that are already canonical. */
-    public static void fillFromBytes(byte[] canonicalBytes, long bits, int hashes, long[] into, int from) {
-        fillFromBytes(KeyHash.murmur3(), canonicalBytes, canonicalBytes.length, bits, hashes, 1, into, from);
-    }
-
     private static int fillFromBytes(KeyHash hash, byte[] bytes, int length, long bits, int hashes, int shards,
             long[] into, int from) {
         long[] secondHalf = new long[1];
