@@ -5,29 +5,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import javax.sql.DataSource;
 
 import org.h2.jdbcx.JdbcDataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import dev.bloomguard.embedded.PostgresServer;
+import dev.bloomguard.testsupport.PostgresExtension;
 
 /** The seeding and the id sequence on both databases the demo supports, each a real server. */
 class UserTableSeederTests {
 
     private static final long SEEDED = 1_000;
 
-    private static PostgresServer postgres;
-
-    @BeforeAll
-    static void startPostgres() {
-        postgres = PostgresServer.start();
-    }
-
-    @AfterAll
-    static void stopPostgres() {
-        postgres.close();
-    }
+    @RegisterExtension
+    static final PostgresExtension POSTGRES = new PostgresExtension();
 
     @Test
     void seedsH2OnceAndCreatesUsersAboveTheSeededIds() throws Exception {
@@ -39,7 +29,7 @@ class UserTableSeederTests {
 
     @Test
     void seedsPostgresqlOnceAndCreatesUsersAboveTheSeededIds() throws Exception {
-        seedsOnceAndCreatesUsersAboveTheSeededIds(postgres.dataSource());
+        seedsOnceAndCreatesUsersAboveTheSeededIds(POSTGRES.dataSource());
     }
 
     private static void seedsOnceAndCreatesUsersAboveTheSeededIds(DataSource dataSource) throws Exception {

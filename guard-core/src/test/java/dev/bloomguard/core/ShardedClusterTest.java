@@ -12,13 +12,14 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.bloomguard.core.mirror.MirrorSettings;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
-import dev.bloomguard.core.redis.LettuceClients;
-import dev.bloomguard.embedded.RedisCluster;
+import dev.bloomguard.core.redis.LettuceConnections;
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.testsupport.Await;
+import dev.bloomguard.testsupport.RedisClusterExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
@@ -32,21 +33,21 @@ class ShardedClusterTest {
 
     private static final int KEYS = 200_000;
 
-    private static RedisCluster cluster;
-    private static LettuceClients redisClient;
+    @RegisterExtension
+    static final RedisClusterExtension CLUSTER = new RedisClusterExtension();
+
+    private static LettuceConnections connections;
     private static LettuceBitmapStore store;
 
     @BeforeAll
-    static void startCluster() {
-        cluster = RedisCluster.start(3);
-        redisClient = LettuceClients.cluster(cluster.nodeAddresses());
-        store = LettuceBitmapStore.create(redisClient, Duration.ofSeconds(10));
+    static void connect() {
+        connections = LettuceConnections.of(CLUSTER.client());
+        store = LettuceBitmapStore.create(connections, Duration.ofSeconds(10));
     }
 
     @AfterAll
-    static void stopCluster() {
-        redisClient.close();
-        cluster.close();
+    static void disconnect() {
+        connections.close();
     }
 
     @Test
@@ -68,7 +69,7 @@ class ShardedClusterTest {
             positives += filter.checkAll(absent).stream().filter(answer -> answer == Membership.PRESENT).count();
         }
         assertThat(positives / 100_000.0).as("measured fpp").isBetween(0.005, 0.015);
-        for (RedisServer node : cluster.nodes()) {
+        for (RedisServer node : CLUSTER.cluster().nodes()) {
             assertThat(shardKeysOn(node, "spread")).as("shards on node %s", node.port()).isPositive();
         }
         FilterStatus status = filter.status();
@@ -81,10 +82,10 @@ class ShardedClusterTest {
         RedisBloomFilter filter = RedisBloomFilter.builder("restarted", FilterGeometry.withShards(50_000, 0.01, 9), store)
                 .checkTimeout(Duration.ofSeconds(2)).build();
         filter.load(LongStream.rangeClosed(1, 50_000).boxed());
-        RedisServer victim = cluster.nodes().get(1);
+        RedisServer victim = CLUSTER.cluster().nodes().get(1);
         assertThat(shardKeysOn(victim, "restarted")).isPositive();
         victim.restart();
-        cluster.awaitHealthy();
+        CLUSTER.cluster().awaitHealthy();
         List<Long> all = LongStream.rangeClosed(1, 50_000).boxed().toList();
         long notReady = 0;
         for (int from = 0; from < all.size(); from += 1000) {

@@ -8,15 +8,16 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 
 import dev.bloomguard.embedded.PostgresServer;
 import dev.bloomguard.embedded.RedisServer;
+import dev.bloomguard.testsupport.PostgresExtension;
 
 /**
  * One real Redis and one real PostgreSQL for the whole test JVM, started on first use. Tests
- * keep out of each other's way with their own key prefixes and tables, not by mocking.
+ * keep out of each other's way with their own key prefixes and tables, not by mocking. The
+ * PostgreSQL is {@link PostgresExtension#shared()}: a class that registers that extension gets this same server.
  */
 public final class RealServers {
 
     private static RedisServer redis;
-    private static PostgresServer postgres;
 
     private RealServers() {
     }
@@ -28,13 +29,8 @@ public final class RealServers {
         return redis;
     }
 
-    public static synchronized PostgresServer postgres() {
-        if (postgres == null) {
-            postgres = PostgresServer.start();
-            PostgresServer started = postgres;
-            Runtime.getRuntime().addShutdownHook(new Thread(started::close, "postgres-shutdown"));
-        }
-        return postgres;
+    public static PostgresServer postgres() {
+        return PostgresExtension.shared();
     }
 
     /** Properties that point Spring Data Redis at the test Redis. */

@@ -1,13 +1,9 @@
 package dev.bloomguard.core.redis;
 
-import java.util.List;
-
-import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 
@@ -17,11 +13,11 @@ import io.lettuce.core.codec.ByteArrayCodec;
  */
 public final class LettuceClients implements LettuceConnections {
 
-    private final AbstractRedisClient client;
+    private final RedisClient client;
     private final LettuceConnections connections;
     private StatefulRedisConnection<byte[], byte[]> administration;
 
-    private LettuceClients(AbstractRedisClient client, LettuceConnections connections) {
+    private LettuceClients(RedisClient client, LettuceConnections connections) {
         this.client = client;
         this.connections = connections;
     }
@@ -31,17 +27,10 @@ public final class LettuceClients implements LettuceConnections {
         return new LettuceClients(client, LettuceConnections.owning(client));
     }
 
-    /** @param nodeAddresses {@code host:port} of the cluster's nodes */
-    public static LettuceClients cluster(List<String> nodeAddresses) {
-        RedisClusterClient client = RedisClusterClient.create(
-                nodeAddresses.stream().map(address -> RedisURI.create("redis://" + address)).toList());
-        return new LettuceClients(client, LettuceConnections.owning(client));
-    }
-
-    /** Blocking commands on a connection of their own, for a test to set up and inspect Redis (standalone only). */
+    /** Blocking commands on a connection of their own, for a test to set up and inspect Redis. */
     public synchronized RedisCommands<byte[], byte[]> commands() {
         if (administration == null) {
-            administration = ((RedisClient) client).connect(ByteArrayCodec.INSTANCE);
+            administration = client.connect(ByteArrayCodec.INSTANCE);
         }
         return administration.sync();
     }

@@ -9,22 +9,25 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
-import dev.bloomguard.embedded.RedisCluster;
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.testsupport.Await;
+import dev.bloomguard.testsupport.RedisClusterExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.cluster.RedisClusterClient;
 
 /**
  * A filter on a plain Lettuce client, as an application without Spring builds it: guard-core
  * needs Lettuce and nothing of Spring Data Redis, whose classes are not even on this class path.
  */
 class PlainLettuceClientTest {
+
+    @RegisterExtension
+    static final RedisClusterExtension CLUSTER = new RedisClusterExtension();
 
     @Test
     void springDataRedisIsNotOnTheClassPath() {
@@ -70,25 +73,18 @@ class PlainLettuceClientTest {
 
     @Test
     void filterOnARedisClusterClientChecksAndAdds() {
-        try (RedisCluster cluster = RedisCluster.start(3)) {
-            RedisClusterClient client = RedisClusterClient.create(cluster.nodeAddresses().stream()
-                    .map(address -> RedisURI.create("redis://" + address)).toList());
-            try (LettuceConnections connections = LettuceConnections.of(client)) {
-                LettuceBitmapStore store = LettuceBitmapStore.create(connections, Duration.ofSeconds(10));
-                RedisBloomFilter users = RedisBloomFilter.builder("user", FilterGeometry.of(100_000, 0.01), store)
-                        .keyPrefix("plain").build();
-                users.load(LongStream.rangeClosed(1, 2_000).boxed());
-                users.add(7_000_000L);
+        try (LettuceConnections connections = LettuceConnections.of(CLUSTER.client())) {
+            LettuceBitmapStore store = LettuceBitmapStore.create(connections, Duration.ofSeconds(10));
+            RedisBloomFilter users = RedisBloomFilter.builder("user", FilterGeometry.of(100_000, 0.01), store)
+                    .keyPrefix("plain").build();
+            users.load(LongStream.rangeClosed(1, 2_000).boxed());
+            users.add(7_000_000L);
 
-                assertThat(LongStream.rangeClosed(1, 2_000).mapToObj(users::check)).containsOnly(Membership.PRESENT);
-                assertThat(users.check(7_000_000L)).isEqualTo(Membership.PRESENT);
-                long blocked = LongStream.rangeClosed(-1_000, -1).filter(id -> users.check(id) == Membership.ABSENT).count();
-                assertThat(blocked).as("absent ids blocked").isGreaterThan(950);
-                users.close();
-            }
-            finally {
-                client.shutdown();
-            }
+            assertThat(LongStream.rangeClosed(1, 2_000).mapToObj(users::check)).containsOnly(Membership.PRESENT);
+            assertThat(users.check(7_000_000L)).isEqualTo(Membership.PRESENT);
+            long blocked = LongStream.rangeClosed(-1_000, -1).filter(id -> users.check(id) == Membership.ABSENT).count();
+            assertThat(blocked).as("absent ids blocked").isGreaterThan(950);
+            users.close();
         }
     }
 }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -16,16 +17,16 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
-import dev.bloomguard.embedded.RedisCluster;
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.clients.ClientsApp;
 import dev.bloomguard.testsupport.Await;
+import dev.bloomguard.testsupport.RedisClusterExtension;
+import dev.bloomguard.testsupport.RedisSentinelExtension;
+import dev.bloomguard.testsupport.RedisServerExtension;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 
 /**
@@ -36,78 +37,79 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
  */
 class OwnRedisConnectionTests {
 
+    /** bloom-guard's own Redis, beside the application's (the shared test Redis). */
+    @RegisterExtension
+    static final RedisServerExtension OWN = new RedisServerExtension();
+
+    @RegisterExtension
+    static final RedisSentinelExtension SENTINEL = new RedisSentinelExtension("own-master");
+
+    @RegisterExtension
+    static final RedisClusterExtension CLUSTER = new RedisClusterExtension();
+
     @Test
     void filtersLiveInBloomGuardsOwnRedisBesideTheApplicationsLettuceFactory() throws InterruptedException {
-        try (RedisServer own = RedisServer.start()) {
-            ConfigurableApplicationContext context = new SpringApplicationBuilder(ClientsApp.class)
-                    .web(WebApplicationType.NONE)
-                    .run("--spring.config.import=classpath:clients/own-redis.yml",
-                            "--REDIS_HOST=" + RealServers.redis().host(), "--REDIS_PORT=" + RealServers.redis().port(),
-                            "--BLOOM_GUARD_REDIS_HOST=" + own.host(), "--BLOOM_GUARD_REDIS_PORT=" + own.port(),
-                            "--bloom-guard.key-prefix=clients-own", "--bloom-guard.redis-timeout=5s",
-                            "--bloom-guard.filters.user.expected-insertions=20000");
-            try {
-                RedisConnectionFactory applications = context.getBean(RedisConnectionFactory.class);
-                assertThat(applications).isInstanceOf(LettuceConnectionFactory.class);
-                assertThat(((LettuceConnectionFactory) applications).getPort()).isEqualTo(RealServers.redis().port());
+        RedisServer own = OWN.server();
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(ClientsApp.class)
+                .web(WebApplicationType.NONE)
+                .run("--spring.config.import=classpath:clients/own-redis.yml",
+                        "--REDIS_HOST=" + RealServers.redis().host(), "--REDIS_PORT=" + RealServers.redis().port(),
+                        "--BLOOM_GUARD_REDIS_HOST=" + own.host(), "--BLOOM_GUARD_REDIS_PORT=" + own.port(),
+                        "--bloom-guard.key-prefix=clients-own", "--bloom-guard.redis-timeout=5s",
+                        "--bloom-guard.filters.user.expected-insertions=20000");
+        try {
+            RedisConnectionFactory applications = context.getBean(RedisConnectionFactory.class);
+            assertThat(applications).isInstanceOf(LettuceConnectionFactory.class);
+            assertThat(((LettuceConnectionFactory) applications).getPort()).isEqualTo(RealServers.redis().port());
 
-                ClientsApp.guardsThrough(context, own, RealServers.redis());
-                assertThat(ClientsApp.clientNames(own)).contains(StarterRedisConnection.DEFAULT_CLIENT_NAME);
-            }
-            finally {
-                context.close();
-            }
-            Await.until("bloom-guard's connections closed", Duration.ofSeconds(5), Duration.ofMillis(50),
-                    () -> !ClientsApp.clientNames(own).contains(StarterRedisConnection.DEFAULT_CLIENT_NAME));
-            assertThat(ClientsApp.clientNames(own)).as("bloom-guard's connections once the context closed")
-                    .doesNotContain(StarterRedisConnection.DEFAULT_CLIENT_NAME);
+            ClientsApp.guardsThrough(context, own, RealServers.redis());
+            assertThat(ClientsApp.clientNames(own)).contains(StarterRedisConnection.DEFAULT_CLIENT_NAME);
         }
+        finally {
+            context.close();
+        }
+        Await.until("bloom-guard's connections closed", Duration.ofSeconds(5), Duration.ofMillis(50),
+                () -> !ClientsApp.clientNames(own).contains(StarterRedisConnection.DEFAULT_CLIENT_NAME));
+        assertThat(ClientsApp.clientNames(own)).as("bloom-guard's connections once the context closed")
+                .doesNotContain(StarterRedisConnection.DEFAULT_CLIENT_NAME);
     }
 
     @Test
     void filtersReachTheMasterThroughSentinelsNamedInBloomGuardRedis() {
-        try (RedisServer master = RedisServer.start();
-                RedisServer sentinel = RedisServer.startSentinel("own-master", master.port())) {
-            try (ConfigurableApplicationContext context = start("--bloom-guard.redis.sentinel.master=own-master",
-                    "--bloom-guard.redis.sentinel.nodes=127.0.0.1:" + sentinel.port(), "--bloom-guard.redis.database=2",
-                    "--bloom-guard.key-prefix=clients-sentinel")) {
-                RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
-                filter.load(LongStream.rangeClosed(1, ClientsApp.PRESENT).boxed());
-                assertThat(filter.check(1L)).isEqualTo(Membership.PRESENT);
-                assertThat(ClientsApp.exists(master, filter.keys().live(0))).as("in database 0").isFalse();
-                RedisClient client = RedisClient.create("redis://127.0.0.1:" + master.port() + "/2");
-                try (StatefulRedisConnection<String, String> connection = client.connect()) {
-                    assertThat(connection.sync().exists(filter.keys().live(0))).as("in database 2").isEqualTo(1L);
-                }
-                finally {
-                    client.shutdown();
-                }
+        RedisServer master = SENTINEL.master();
+        try (ConfigurableApplicationContext context = start("--bloom-guard.redis.sentinel.master=" + SENTINEL.masterName(),
+                "--bloom-guard.redis.sentinel.nodes=" + SENTINEL.sentinelAddress(), "--bloom-guard.redis.database=2",
+                "--bloom-guard.key-prefix=clients-sentinel")) {
+            RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
+            filter.load(LongStream.rangeClosed(1, ClientsApp.PRESENT).boxed());
+            assertThat(filter.check(1L)).isEqualTo(Membership.PRESENT);
+            assertThat(ClientsApp.exists(master, filter.keys().live(0))).as("in database 0").isFalse();
+            RedisClient client = RedisClient.create("redis://127.0.0.1:" + master.port() + "/2");
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                assertThat(connection.sync().exists(filter.keys().live(0))).as("in database 2").isEqualTo(1L);
+            }
+            finally {
+                client.shutdown();
             }
         }
     }
 
     @Test
     void filtersLiveInTheClusterNamedInBloomGuardRedis() {
-        try (RedisCluster cluster = RedisCluster.start(3);
-                ConfigurableApplicationContext context = start(
-                        "--bloom-guard.redis.cluster.nodes=" + String.join(",", cluster.nodeAddresses()),
-                        "--bloom-guard.key-prefix=clients-cluster", "--bloom-guard.filters.user.shards=3")) {
+        try (ConfigurableApplicationContext context = start(
+                "--bloom-guard.redis.cluster.nodes=" + String.join(",", CLUSTER.nodeAddresses()),
+                "--bloom-guard.key-prefix=clients-cluster", "--bloom-guard.filters.user.shards=3")) {
             RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
             filter.load(LongStream.rangeClosed(1, ClientsApp.PRESENT).boxed());
             ClientsApp.Users users = context.getBean(ClientsApp.Users.class);
             for (long id = 1; id <= ClientsApp.PRESENT; id++) {
                 assertThat(users.find(id)).isPresent();
             }
-            RedisClusterClient client = RedisClusterClient.create(
-                    cluster.nodeAddresses().stream().map(address -> RedisURI.create("redis://" + address)).toList());
-            try (StatefulRedisClusterConnection<String, String> connection = client.connect()) {
+            try (StatefulRedisClusterConnection<String, String> connection = CLUSTER.client().connect()) {
                 for (int shard = 0; shard < 3; shard++) {
                     assertThat(connection.sync().exists(filter.keys().live(shard))).as("shard %s in the cluster", shard)
                             .isEqualTo(1L);
                 }
-            }
-            finally {
-                client.shutdown();
             }
         }
     }

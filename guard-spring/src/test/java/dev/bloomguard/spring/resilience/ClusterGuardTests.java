@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.bloomguard.core.RedisBloomFilter;
@@ -16,6 +16,7 @@ import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.testsupport.Await;
+import dev.bloomguard.testsupport.RedisClusterExtension;
 
 /**
  * The starter on a real Redis Cluster configured the usual way ({@code spring.data.redis.cluster.nodes}),
@@ -26,21 +27,17 @@ class ClusterGuardTests {
 
     private static final String TABLE = "cluster_users";
 
-    private static RedisCluster cluster;
+    @RegisterExtension
+    static final RedisClusterExtension CLUSTER = new RedisClusterExtension();
 
     @BeforeAll
-    static void startServers() {
+    static void createUsers() {
         GuardedApp.createUsers(TABLE, 20000);
-        cluster = RedisCluster.start(3);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        cluster.close();
     }
 
     @Test
     void guardsThroughAClusterAndReWarmsAShardNodeRestartedEmpty() throws Exception {
+        RedisCluster cluster = CLUSTER.cluster();
         try (ConfigurableApplicationContext context = GuardedApp.start(cluster.nodes().get(0).port(), "cluster", TABLE,
                 "SELECT id FROM " + TABLE, "spring.data.redis.cluster.nodes=" + String.join(",", cluster.nodeAddresses()),
                 "bloom-guard.redis-timeout=2s", "bloom-guard.filters.user.shards=6")) {

@@ -5,45 +5,37 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.bloomguard.core.RedisBloomFilter;
-import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.testsupport.Await;
+import dev.bloomguard.testsupport.RedisSentinelExtension;
 
 /** The starter behind Redis Sentinel, configured the usual way ({@code spring.data.redis.sentinel.*}). */
 class SentinelGuardTests {
 
     private static final String TABLE = "sentinel_users";
 
-    private static RedisServer master;
-    private static RedisServer sentinel;
+    @RegisterExtension
+    static final RedisSentinelExtension SENTINEL = new RedisSentinelExtension("bloomguard-master");
 
     @BeforeAll
-    static void startServers() {
+    static void createUsers() {
         GuardedApp.createUsers(TABLE, 20000);
-        master = RedisServer.start();
-        sentinel = RedisServer.startSentinel("bloomguard-master", master.port());
-    }
-
-    @AfterAll
-    static void stopServers() {
-        sentinel.close();
-        master.close();
     }
 
     @Test
     void guardsThroughSentinelAndReWarmsAfterAFlush() throws Exception {
-        try (ConfigurableApplicationContext context = GuardedApp.start(master.port(), "sentinel", TABLE,
-                "SELECT id FROM " + TABLE, "spring.data.redis.sentinel.master=bloomguard-master",
-                "spring.data.redis.sentinel.nodes=127.0.0.1:" + sentinel.port(), "bloom-guard.redis-timeout=2s")) {
+        try (ConfigurableApplicationContext context = GuardedApp.start(SENTINEL.master().port(), "sentinel", TABLE,
+                "SELECT id FROM " + TABLE, "spring.data.redis.sentinel.master=" + SENTINEL.masterName(),
+                "spring.data.redis.sentinel.nodes=" + SENTINEL.sentinelAddress(), "bloom-guard.redis-timeout=2s")) {
             LettuceConnectionFactory factory = (LettuceConnectionFactory) context.getBean(RedisConnectionFactory.class);
             assertThat(factory.getSentinelConfiguration()).as("the application talks to Sentinel").isNotNull();
             GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
