@@ -29,6 +29,7 @@ import com.google.common.hash.Funnels;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.mirror.MirrorSettings;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.embedded.PostgresServer;
 import dev.bloomguard.embedded.RedisServer;
@@ -186,7 +187,7 @@ public final class BenchmarkSuite {
                 new CheckLatencyScenario(settings, report, docs).run(peers, plain);
                 RedisBloomFilter mirrored = RedisBloomFilter.builder("bench", FilterGeometry.of(PRESENT, FPP), store)
                         .checkTimeout(Duration.ofSeconds(5))
-                        .mirror(dev.bloomguard.core.mirror.MirrorSettings.of(64L << 20, Duration.ofMinutes(10))).build();
+                        .mirror(MirrorSettings.of(64L << 20, Duration.ofMinutes(10))).build();
                 try {
                     new MirrorScenario(settings, report).run(peers.bloomGuard(), mirrored);
                 }

@@ -8,6 +8,7 @@ import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -34,8 +35,8 @@ final class Charts {
         int right = WIDTH - 40;
         int top = 50 + 18 * seriesNames.size();
         int rowHeight = (HEIGHT - top - 60) / Math.max(1, labels.size());
-        double maxValue = values.stream().flatMapToDouble(java.util.Arrays::stream).max().orElse(1);
-        double minValue = Math.max(1e-3, values.stream().flatMapToDouble(java.util.Arrays::stream).filter(v -> v > 0)
+        double maxValue = values.stream().flatMapToDouble(Arrays::stream).max().orElse(1);
+        double minValue = Math.max(1e-3, values.stream().flatMapToDouble(Arrays::stream).filter(v -> v > 0)
                 .min().orElse(1) / 2);
         double logMin = Math.log10(minValue);
         double logMax = Math.log10(maxValue * 1.5);
@@ -89,7 +90,7 @@ final class Charts {
             Panel panel = panels.get(p);
             int left = 20 + p * panelWidth + 50;
             int right = 20 + (p + 1) * panelWidth - 20;
-            double max = java.util.Arrays.stream(panel.values()).max().orElse(1);
+            double max = Arrays.stream(panel.values()).max().orElse(1);
             double scale = 4 * niceCeiling(max * 1.1 / 4);
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
             g.setColor(Color.BLACK);
@@ -141,9 +142,9 @@ final class Charts {
         int right = WIDTH - 220;
         int top = 60;
         int bottom = HEIGHT - 60;
-        double yMin = series.values().stream().flatMapToDouble(java.util.Arrays::stream).filter(v -> v > 0)
+        double yMin = series.values().stream().flatMapToDouble(Arrays::stream).filter(v -> v > 0)
                 .min().orElse(1);
-        double yMax = series.values().stream().flatMapToDouble(java.util.Arrays::stream).filter(v -> v > 0)
+        double yMax = series.values().stream().flatMapToDouble(Arrays::stream).filter(v -> v > 0)
                 .max().orElse(10);
         if (diagonal) {
             yMin = Math.min(yMin, xs[0]);

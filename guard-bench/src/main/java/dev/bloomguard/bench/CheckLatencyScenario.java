@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.lettuce.core.api.StatefulRedisConnection;
 
@@ -86,8 +88,8 @@ record CheckLatencyScenario(SuiteSettings settings, Report report, Path docs) {
         for (String line : plain.sync().info("commandstats").split("\r?\n")) {
             if (line.startsWith("cmdstat_")) {
                 String command = line.substring("cmdstat_".length(), line.indexOf(':'));
-                java.util.regex.Matcher calls = java.util.regex.Pattern.compile("calls=(\\d+)").matcher(line);
-                java.util.regex.Matcher usec = java.util.regex.Pattern.compile("usec_per_call=([0-9.]+)").matcher(line);
+                Matcher calls = Pattern.compile("calls=(\\d+)").matcher(line);
+                Matcher usec = Pattern.compile("usec_per_call=([0-9.]+)").matcher(line);
                 if (calls.find() && usec.find() && Long.parseLong(calls.group(1)) >= 1000) {
                     perCall.put(command, String.format("%,d calls, %s µs per call", Long.parseLong(calls.group(1)),
                             usec.group(1)));

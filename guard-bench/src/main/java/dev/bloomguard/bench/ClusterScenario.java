@@ -16,11 +16,13 @@ import java.util.stream.LongStream;
 
 import javax.sql.DataSource;
 
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
+import dev.bloomguard.embedded.RedisCluster;
 import dev.bloomguard.spring.redis.SpringDataLettuceConnections;
 import dev.bloomguard.spring.warmup.SqlKeySource;
 
@@ -34,9 +36,9 @@ record ClusterScenario(SuiteSettings settings, Report report) {
     void run(DataSource dataSource, CheckApproach standalone, LettuceBitmapStore standaloneStore)
             throws Exception {
         log("Redis Cluster");
-        try (dev.bloomguard.embedded.RedisCluster cluster = dev.bloomguard.embedded.RedisCluster.start(3)) {
+        try (RedisCluster cluster = RedisCluster.start(3)) {
             LettuceConnectionFactory factory = new LettuceConnectionFactory(
-                    new org.springframework.data.redis.connection.RedisClusterConfiguration(cluster.nodeAddresses()));
+                    new RedisClusterConfiguration(cluster.nodeAddresses()));
             factory.afterPropertiesSet();
             factory.start();
             try {

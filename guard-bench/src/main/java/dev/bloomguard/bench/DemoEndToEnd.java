@@ -7,6 +7,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -40,7 +41,7 @@ final class DemoEndToEnd {
             AtomicBoolean running = new AtomicBoolean(true);
             AtomicLong requests = new AtomicLong();
             List<Thread> clients = new ArrayList<>();
-            List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
             for (int t = 0; t < threads; t++) {
                 long seed = t * 7919L;
                 Thread client = new Thread(() -> {

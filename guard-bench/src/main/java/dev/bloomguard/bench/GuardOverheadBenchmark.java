@@ -25,6 +25,8 @@ import dev.bloomguard.core.memory.InMemoryBitmapStore;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuard;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import reactor.core.publisher.Mono;
 
 /**
@@ -100,8 +102,8 @@ public class GuardOverheadBenchmark {
 
         /** Counting outcomes is part of what every guarded call pays. */
         @Bean
-        io.micrometer.core.instrument.MeterRegistry meterRegistry() {
-            return new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
         }
     }
 

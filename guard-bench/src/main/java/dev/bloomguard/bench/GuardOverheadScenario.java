@@ -5,22 +5,29 @@ import static dev.bloomguard.bench.BenchSupport.log;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
 /** The "Guard overhead (JMH)" section: runs {@link GuardOverheadBenchmark} in a forked JVM. */
 record GuardOverheadScenario(SuiteSettings settings, Report report) {
 
     void run() throws Exception {
         log("Aspect overhead (JMH)");
-        org.openjdk.jmh.runner.options.Options options = new org.openjdk.jmh.runner.options.OptionsBuilder()
+        Options options = new OptionsBuilder()
                 .include(GuardOverheadBenchmark.class.getName())
                 .forks(1)
                 .warmupIterations(settings.name().equals("full") ? 5 : 3)
-                .warmupTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
+                .warmupTime(TimeValue.seconds(1))
                 .measurementIterations(settings.name().equals("full") ? 10 : 5)
-                .measurementTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
+                .measurementTime(TimeValue.seconds(1))
                 .jvmArgsAppend("-Xmx1g")
                 .build();
-        Map<String, org.openjdk.jmh.results.Result<?>> results = new LinkedHashMap<>();
-        for (org.openjdk.jmh.results.RunResult result : new org.openjdk.jmh.runner.Runner(options).run()) {
+        Map<String, Result<?>> results = new LinkedHashMap<>();
+        for (RunResult result : new Runner(options).run()) {
             String label = result.getParams().getBenchmark();
             results.put(label.substring(label.lastIndexOf('.') + 1), result.getPrimaryResult());
         }

@@ -1,7 +1,10 @@
 package dev.bloomguard.bench;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -38,7 +41,7 @@ final class Latency {
      * loopback round trip itself drifts between roughly 30 and 100 µs, and measuring the
      * approaches one after the other, or in fixed order, turns that drift into differences.
      */
-    java.util.Map<String, Round> interleaved(java.util.List<CheckApproach> approaches, int warmupOps, int measuredOps)
+    Map<String, Round> interleaved(List<CheckApproach> approaches, int warmupOps, int measuredOps)
             throws Exception {
         for (CheckApproach approach : approaches) {
             for (int i = 0; i < warmupOps; i++) {
@@ -59,7 +62,7 @@ final class Latency {
                 busy[a] += elapsed;
             }
         }
-        java.util.Map<String, Round> rounds = new java.util.LinkedHashMap<>();
+        Map<String, Round> rounds = new LinkedHashMap<>();
         for (int a = 0; a < count; a++) {
             long[] sorted = Stats.sorted(nanos[a]);
             rounds.put(approaches.get(a).name(), new Round(Stats.percentile(sorted, 50), Stats.percentile(sorted, 99),
@@ -73,7 +76,7 @@ final class Latency {
         AtomicBoolean running = new AtomicBoolean(true);
         List<long[]> samples = new ArrayList<>();
         List<int[]> counts = new ArrayList<>();
-        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
         CountDownLatch done = new CountDownLatch(threadCount);
         for (int t = 0; t < threadCount; t++) {
             long[] latencies = new long[4_000_000];

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.mirror.MirrorSettings;
 
 /** The "Local mirror" section. */
 record MirrorScenario(SuiteSettings settings, Report report) {
@@ -22,8 +23,8 @@ record MirrorScenario(SuiteSettings settings, Report report) {
     void run(CheckApproach redisCheck, RedisBloomFilter mirrored) throws Exception {
         log("Local mirror");
         Latency latency = new Latency(PRESENT, ABSENT_BASE);
-        long pages = (mirrored.geometry().byteSize() + dev.bloomguard.core.mirror.MirrorSettings.DEFAULT_PAGE_BYTES - 1)
-                / dev.bloomguard.core.mirror.MirrorSettings.DEFAULT_PAGE_BYTES;
+        long pages = (mirrored.geometry().byteSize() + MirrorSettings.DEFAULT_PAGE_BYTES - 1)
+                / MirrorSettings.DEFAULT_PAGE_BYTES;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         for (long id = 1; mirrored.mirrorStats().orElseThrow().pages() < pages; id++) {
             mirrored.check(id % PRESENT + 1);

@@ -8,8 +8,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
+import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 
 /** The "Non-blocking check (Mono/Flux)" section. */
@@ -31,7 +34,7 @@ record ReactiveCheckScenario(SuiteSettings settings, Report report) {
 
             @Override
             public boolean contains(long id) {
-                return filter.checkAsync(id).join() != dev.bloomguard.core.Membership.ABSENT;
+                return filter.checkAsync(id).join() != Membership.ABSENT;
             }
         };
         List<Double> blockingP50 = new ArrayList<>();
@@ -77,9 +80,9 @@ record ReactiveCheckScenario(SuiteSettings settings, Report report) {
 
     /** Checks per second of one thread that keeps {@code window} asynchronous checks in flight. */
     private double inFlightThroughput(RedisBloomFilter filter, Latency latency, int window) throws Exception {
-        java.util.concurrent.Semaphore slots = new java.util.concurrent.Semaphore(window);
-        java.util.concurrent.atomic.AtomicLong done = new java.util.concurrent.atomic.AtomicLong();
-        java.util.concurrent.atomic.AtomicLong absent = new java.util.concurrent.atomic.AtomicLong();
+        Semaphore slots = new Semaphore(window);
+        AtomicLong done = new AtomicLong();
+        AtomicLong absent = new AtomicLong();
         long sequence = 0;
         long warmupEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.threadWarmupMillis());
         while (System.nanoTime() < warmupEnd) {
@@ -93,7 +96,7 @@ record ReactiveCheckScenario(SuiteSettings settings, Report report) {
             slots.acquire();
             filter.checkAsync(latency.idFor(sequence++)).whenComplete((answer, error) -> {
                 done.incrementAndGet();
-                if (answer == dev.bloomguard.core.Membership.ABSENT) {
+                if (answer == Membership.ABSENT) {
                     absent.incrementAndGet();
                 }
                 slots.release();

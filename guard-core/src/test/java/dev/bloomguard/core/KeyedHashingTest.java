@@ -3,6 +3,7 @@ package dev.bloomguard.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -142,7 +143,7 @@ class KeyedHashingTest {
     }
 
     private static byte[] bytes(String text) {
-        return text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     private RedisBloomFilter filter(FilterGeometry geometry, KeyHash hash) {

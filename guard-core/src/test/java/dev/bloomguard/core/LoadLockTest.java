@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -71,7 +72,7 @@ class LoadLockTest {
         try {
             Thread.sleep(1_000);
             assertThat(holder.lockHolder()).as("still held after three TTLs").contains("holder");
-            assertThatThrownBy(() -> holder.load(java.util.List.of((Object) 1L).stream().map(key -> {
+            assertThatThrownBy(() -> holder.load(List.of((Object) 1L).stream().map(key -> {
                 throw new IllegalStateException("the source failed");
             }))).isInstanceOf(IllegalStateException.class).hasMessage("the source failed");
         }

@@ -7,12 +7,15 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.NoSuchElementException;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -23,6 +26,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
@@ -220,7 +224,7 @@ class RedisBloomFilterTest {
      */
     @Test
     void aStagingKeyRecreatedZeroFilledByALaterChunkIsNotSwappedIn() {
-        BitmapStore losesFirstChunk = (BitmapStore) java.lang.reflect.Proxy.newProxyInstance(
+        BitmapStore losesFirstChunk = (BitmapStore) Proxy.newProxyInstance(
                 BitmapStore.class.getClassLoader(), new Class<?>[] { BitmapStore.class }, (proxy, method, args) -> {
                     if (method.getName().equals("writeBitmap")) {
                         byte[] bitmap = (byte[]) args[1];
@@ -235,7 +239,7 @@ class RedisBloomFilterTest {
                     try {
                         return method.invoke(REDIS.store(), args);
                     }
-                    catch (java.lang.reflect.InvocationTargetException ex) {
+                    catch (InvocationTargetException ex) {
                         throw ex.getCause();
                     }
                 });
@@ -453,7 +457,7 @@ class RedisBloomFilterTest {
         assertThat(entries).as("SLOWLOG entries").isNotEmpty();
         long[] micros = entries.stream().map(entry -> (List<Object>) entry)
                 .filter(fields -> new String((byte[]) ((List<Object>) fields.get(3)).get(0), UTF_8)
-                        .toUpperCase(java.util.Locale.ROOT).startsWith(prefix))
+                        .toUpperCase(Locale.ROOT).startsWith(prefix))
                 .mapToLong(fields -> (Long) fields.get(2)).sorted().toArray();
         assertThat(micros).as("SLOWLOG entries of %s", prefix).isNotEmpty();
         return micros;
@@ -635,7 +639,7 @@ class RedisBloomFilterTest {
     }
 
     /** Calls {@code call} until Redis answers it (a restarted server takes a moment to reconnect to). */
-    private static <T> T untilRedisAnswers(java.util.function.Supplier<T> call) {
+    private static <T> T untilRedisAnswers(Supplier<T> call) {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (true) {
             try {

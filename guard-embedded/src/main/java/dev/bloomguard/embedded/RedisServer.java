@@ -1,8 +1,10 @@
 package dev.bloomguard.embedded;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -223,7 +225,7 @@ public final class RedisServer implements AutoCloseable {
         }
         String path = System.getenv("PATH");
         if (path != null) {
-            for (String directory : path.split(java.io.File.pathSeparator)) {
+            for (String directory : path.split(File.pathSeparator)) {
                 Path candidate = Path.of(directory, "redis-server");
                 if (Files.isExecutable(candidate)) {
                     return candidate;
@@ -269,7 +271,7 @@ public final class RedisServer implements AutoCloseable {
 
     /** A port that was free a moment ago on the loopback interface. */
     public static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             socket.setReuseAddress(true);
             return socket.getLocalPort();
         }

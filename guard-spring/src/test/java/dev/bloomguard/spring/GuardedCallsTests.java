@@ -3,6 +3,7 @@ package dev.bloomguard.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -11,10 +12,13 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Queue;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.DoubleSupplier;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
@@ -48,6 +52,7 @@ import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
 import dev.bloomguard.testsupport.AbsentKeys;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -222,10 +227,10 @@ class GuardedCallsTests {
 
     @Test
     void startupLoadsAreTimedWithTheKeysTheyRead() {
-        io.micrometer.core.instrument.Timer swapped = meters.get("bloomguard.load.duration").tag("filter", "account")
+        Timer swapped = meters.get("bloomguard.load.duration").tag("filter", "account")
                 .tag("outcome", "swapped").timer();
         assertThat(swapped.count()).isEqualTo(1);
-        assertThat(swapped.totalTime(java.util.concurrent.TimeUnit.NANOSECONDS)).isPositive();
+        assertThat(swapped.totalTime(TimeUnit.NANOSECONDS)).isPositive();
         assertThat(meters.get("bloomguard.load.keys").tag("filter", "account").tag("outcome", "swapped").summary()
                 .totalAmount()).isEqualTo(1000);
         for (String outcome : new String[] { "refused", "failed" }) {
@@ -363,7 +368,7 @@ class GuardedCallsTests {
             outside.getBean(BloomFilterRegistry.class).filter("product").load(Stream.of(1L, 2L, 3L));
             Products products = outside.getBean(Products.class);
             MeterRegistry outsideMeters = outside.getBean(MeterRegistry.class);
-            java.util.function.DoubleSupplier checks = () -> outsideMeters.get("bloomguard.checks")
+            DoubleSupplier checks = () -> outsideMeters.get("bloomguard.checks")
                     .tag("filter", "product").counters().stream().mapToDouble(counter -> counter.count()).sum();
 
             assertThat(products.find(1)).isEqualTo("product 1");
@@ -415,7 +420,7 @@ class GuardedCallsTests {
     }
 
     @Test
-    void everyMetricTheDashboardAndThePromQlExamplesUseIsScraped() throws java.io.IOException {
+    void everyMetricTheDashboardAndThePromQlExamplesUseIsScraped() throws IOException {
         String scrape = meters instanceof PrometheusMeterRegistry prometheus ? prometheus.scrape() : "";
         assertThat(scrape).as("the context's registry is Prometheus's (micrometer-registry-prometheus, test scope)")
                 .contains("bloomguard_checks_total");
@@ -866,7 +871,7 @@ class GuardedCallsTests {
 
         @Override
         public void onStop(Observation.Context context) {
-            Map<String, String> seen = new java.util.TreeMap<>();
+            Map<String, String> seen = new TreeMap<>();
             seen.put("name", context.getName());
             context.getLowCardinalityKeyValues().forEach(keyValue -> seen.put(keyValue.getKey(), keyValue.getValue()));
             stopped.add(seen);

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -201,7 +202,7 @@ class SingleFlightTests {
         assertThat(items.calls()).isEqualTo(1);
     }
 
-    private List<Future<String>> burst(java.util.concurrent.Callable<String> call) {
+    private List<Future<String>> burst(Callable<String> call) {
         List<Future<String>> burst = new ArrayList<>();
         for (int i = 0; i < CALLERS; i++) {
             burst.add(callers.submit(call));

@@ -1,5 +1,7 @@
 package dev.bloomguard.core.hash;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * The k bit offsets of a key: Guava's {@code murmur3_128} of the key's canonical bytes, then
  * double hashing over the two 64-bit halves exactly as Guava's {@code MURMUR128_MITZ_64}
@@ -84,7 +86,7 @@ public final class BitPositions {
     /** Writes {@code value} as ASCII decimal into {@code into} (as {@link Long#toString(long)} would) and returns its length. */
     static int decimal(long value, byte[] into) {
         if (value == Long.MIN_VALUE) {
-            byte[] text = "-9223372036854775808".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] text = "-9223372036854775808".getBytes(StandardCharsets.US_ASCII);
             System.arraycopy(text, 0, into, 0, text.length);
             return text.length;
         }

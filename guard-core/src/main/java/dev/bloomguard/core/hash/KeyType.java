@@ -1,5 +1,6 @@
 package dev.bloomguard.core.hash;
 
+import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -178,7 +179,7 @@ public enum KeyType {
         if (text.indexOf('\\') < 0) {
             return text.getBytes(StandardCharsets.UTF_8);
         }
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(text.length());
+        ByteArrayOutputStream out = new ByteArrayOutputStream(text.length());
         byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
         for (int i = 0; i < utf8.length; i++) {
             if (utf8[i] != '\\') {

@@ -2,10 +2,12 @@ package dev.bloomguard.core.mirror;
 
 import java.time.Duration;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,7 +57,7 @@ public final class BitmapMirror {
     private static final Logger log = LoggerFactory.getLogger(BitmapMirror.class);
 
     private final String name;
-    private final java.util.function.IntFunction<String> shardKey;
+    private final IntFunction<String> shardKey;
     private final BitmapStore store;
     private final MirrorSettings settings;
     private final BooleanSupplier hearing;
@@ -73,13 +75,13 @@ public final class BitmapMirror {
     private final AtomicLong swaps = new AtomicLong();
 
     private static final int STRIPES = 1024;
-    private static final long READ_AGAIN_EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+    private static final long READ_AGAIN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /**
      * @param shardKey the Redis key of each shard's live bitmap
      * @param hearing whether every add other instances publish reaches {@link #apply} now
      */
-    public BitmapMirror(String name, java.util.function.IntFunction<String> shardKey, FilterGeometry geometry,
+    public BitmapMirror(String name, IntFunction<String> shardKey, FilterGeometry geometry,
             BitmapStore store, MirrorSettings settings, BooleanSupplier hearing, Executor loader) {
         this.name = name;
         this.shardKey = shardKey;

@@ -2,6 +2,7 @@ package dev.bloomguard.core.misses;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
 
 import dev.bloomguard.core.FilterKeys;
@@ -19,7 +20,7 @@ public final class MissKeys {
      * whether or not its instance remembers misses: the race it closes is between any writer and
      * any instance that remembers.
      */
-    public static final java.time.Duration ADDED_WINDOW = java.time.Duration.ofSeconds(30);
+    public static final Duration ADDED_WINDOW = Duration.ofSeconds(30);
 
     private static final HexFormat HEX = HexFormat.of();
 

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,7 +101,7 @@ public final class RememberedMisses {
     private final FilterEvents events;
     private final Cache<Long, Boolean> index;
     /** The scopes this instance has asked about: an add drops the key from the index under each. */
-    private final java.util.concurrent.ConcurrentHashMap<String, Boolean> scopes = new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Boolean> scopes = new ConcurrentHashMap<>();
 
     /**
      * @param events the filter's channel, told of what this instance remembers and forgets when {@code shared}

@@ -1,5 +1,6 @@
 package dev.bloomguard.core.write;
 
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +52,7 @@ public final class AddCounts {
         this.confirmed = new AtomicLongArray(shards);
         this.seen = IntStream.range(0, shards).<Map<String, Long>>mapToObj(shard -> new HashMap<>()).toList();
         this.seenRewinds = new long[shards];
-        java.util.Arrays.fill(seenRewinds, -1);
+        Arrays.fill(seenRewinds, -1);
     }
 
     /** This instance's adds to {@code shard} that Redis confirmed since the last baseline. */

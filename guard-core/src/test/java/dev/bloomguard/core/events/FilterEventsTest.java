@@ -3,6 +3,7 @@ package dev.bloomguard.core.events;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -19,7 +20,7 @@ class FilterEventsTest {
     private final FilterEvents.Listener listener = new FilterEvents.Listener() {
         @Override
         public void onAdd(int shard, long[] offsets) {
-            heard.add("add " + shard + " " + java.util.Arrays.toString(offsets));
+            heard.add("add " + shard + " " + Arrays.toString(offsets));
         }
 
         @Override
@@ -29,12 +30,12 @@ class FilterEventsTest {
 
         @Override
         public void onRemembered(long[] hashes) {
-            heard.add("remembered " + java.util.Arrays.toString(hashes));
+            heard.add("remembered " + Arrays.toString(hashes));
         }
 
         @Override
         public void onForgotten(long[] hashes) {
-            heard.add("forgotten " + java.util.Arrays.toString(hashes));
+            heard.add("forgotten " + Arrays.toString(hashes));
         }
     };
 

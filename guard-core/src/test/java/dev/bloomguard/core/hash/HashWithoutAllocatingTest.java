@@ -7,6 +7,7 @@ import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
@@ -135,7 +136,7 @@ class HashWithoutAllocatingTest {
 
         String what = hash + " of " + key.getClass().getSimpleName() + " " + KeyEncoding.canonicalText(key);
         assertThat(shard).as(what).isEqualTo(expectedShard);
-        assertThat(java.util.Arrays.copyOfRange(offsets, 1, offsets.length - 1)).as(what).containsExactly(expected);
+        assertThat(Arrays.copyOfRange(offsets, 1, offsets.length - 1)).as(what).containsExactly(expected);
         assertThat(offsets[0]).as("before the slice").isEqualTo(-1);
         assertThat(offsets[offsets.length - 1]).as("after the slice").isEqualTo(-1);
     }

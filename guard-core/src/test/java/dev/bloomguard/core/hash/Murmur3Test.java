@@ -3,6 +3,7 @@ package dev.bloomguard.core.hash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
@@ -34,7 +35,7 @@ class Murmur3Test {
             byte[] digits = new byte[20];
             int length = BitPositions.decimal(value, digits);
             byte[] expected = Long.toString(value).getBytes(StandardCharsets.US_ASCII);
-            assertThat(java.util.Arrays.copyOf(digits, length)).as("digits of %s", value).isEqualTo(expected);
+            assertThat(Arrays.copyOf(digits, length)).as("digits of %s", value).isEqualTo(expected);
             assertSameAsGuava(expected);
         }
         byte[] digits = new byte[20];

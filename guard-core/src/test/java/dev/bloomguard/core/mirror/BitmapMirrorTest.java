@@ -3,8 +3,14 @@ package dev.bloomguard.core.mirror;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
 
@@ -16,12 +22,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.hash.BitPositions;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceClients;
+import dev.bloomguard.embedded.DelayingProxy;
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.testsupport.AbsentKeys;
 import dev.bloomguard.testsupport.Await;
 import dev.bloomguard.testsupport.RedisServerExtension;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 /**
  * The local mirror against a real Redis: present keys answered from memory, clear bits always
@@ -283,9 +294,9 @@ class BitmapMirrorTest {
      */
     @Test
     void aClearBitOfAPageReadBeforeAnAddIsNotTrustedUntilThePageIsReadAgain() throws Exception {
-        java.util.concurrent.atomic.AtomicLong heldReply = new java.util.concurrent.atomic.AtomicLong(-1);
-        java.util.concurrent.ExecutorService loader = java.util.concurrent.Executors.newCachedThreadPool();
-        try (dev.bloomguard.embedded.DelayingProxy proxy = dev.bloomguard.embedded.DelayingProxy.start(redis.port(),
+        AtomicLong heldReply = new AtomicLong(-1);
+        ExecutorService loader = Executors.newCachedThreadPool();
+        try (DelayingProxy proxy = DelayingProxy.start(redis.port(),
                 reply -> reply == heldReply.get(), Duration.ofMillis(800))) {
             LettuceClients proxied = LettuceClients.standalone(proxy.port());
             try {
@@ -299,7 +310,7 @@ class BitmapMirrorTest {
                         loader);
                 long added = 5_000;
                 long[] offsets = new long[geometry.hashes()];
-                int shard = dev.bloomguard.core.hash.BitPositions.fillSharded(added, geometry.bits(), geometry.hashes(),
+                int shard = BitPositions.fillSharded(added, geometry.bits(), geometry.hashes(),
                         geometry.shards(), offsets, 0);
 
                 heldReply.set(proxy.replies()); // the page's GETRANGE, the next reply on that connection
@@ -318,7 +329,7 @@ class BitmapMirrorTest {
                 long[] absent = new long[geometry.hashes()];
                 long nobodyAdded = LongStream.rangeClosed(100_001, 200_000)
                         .filter(id -> writer.check(id) == Membership.ABSENT).findFirst().orElseThrow();
-                assertThat(dev.bloomguard.core.hash.BitPositions.fillSharded(nobodyAdded, geometry.bits(),
+                assertThat(BitPositions.fillSharded(nobodyAdded, geometry.bits(),
                         geometry.hashes(), geometry.shards(), absent, 0)).as("one shard").isEqualTo(shard);
                 await("the page read again", () -> mirror.knowsClear(shard, absent, absent.length));
                 assertThat(mirror.lookup(shard, offsets, offsets.length)).isEqualTo(BitmapMirror.Local.PRESENT);
@@ -370,7 +381,7 @@ class BitmapMirrorTest {
      */
     @Test
     void addsMadeWhileATrustingMirrorWasCutOffAreNotBlockedFromItsMemory() throws Exception {
-        try (dev.bloomguard.embedded.DelayingProxy proxy = dev.bloomguard.embedded.DelayingProxy.start(redis.port(),
+        try (DelayingProxy proxy = DelayingProxy.start(redis.port(),
                 reply -> false, Duration.ZERO)) {
             LettuceClients proxied = LettuceClients.standalone(proxy.port());
             String name = name();
@@ -428,8 +439,8 @@ class BitmapMirrorTest {
      */
     @Test
     void aTrustingMirrorWhoseMessagesStopArrivingStopsBlockingFromMemory() throws Exception {
-        java.util.concurrent.atomic.AtomicBoolean stalled = new java.util.concurrent.atomic.AtomicBoolean();
-        try (dev.bloomguard.embedded.DelayingProxy proxy = dev.bloomguard.embedded.DelayingProxy.start(redis.port(),
+        AtomicBoolean stalled = new AtomicBoolean();
+        try (DelayingProxy proxy = DelayingProxy.start(redis.port(),
                 reply -> stalled.get(), Duration.ofSeconds(60))) {
             LettuceClients proxied = LettuceClients.standalone(proxy.port());
             String name = name();
@@ -504,10 +515,10 @@ class BitmapMirrorTest {
             assertThat(calls("publish")).as("PUBLISH calls for 100 adds without a trusting mirror").isEqualTo(publishedBefore);
             assertThat(LongStream.rangeClosed(1_001, 1_100).mapToObj(confirming::check)).containsOnly(Membership.PRESENT);
 
-            java.util.concurrent.atomic.AtomicInteger addsHeard = new java.util.concurrent.atomic.AtomicInteger();
-            io.lettuce.core.pubsub.StatefulRedisPubSubConnection<byte[], byte[]> listening = redis.adminClient()
-                    .connectPubSub(io.lettuce.core.codec.ByteArrayCodec.INSTANCE);
-            listening.addListener(new io.lettuce.core.pubsub.RedisPubSubAdapter<>() {
+            AtomicInteger addsHeard = new AtomicInteger();
+            StatefulRedisPubSubConnection<byte[], byte[]> listening = redis.adminClient()
+                    .connectPubSub(ByteArrayCodec.INSTANCE);
+            listening.addListener(new RedisPubSubAdapter<>() {
                 @Override
                 public void message(byte[] channel, byte[] message) {
                     if (message.length > 0 && message[0] == 'A') {
@@ -515,7 +526,7 @@ class BitmapMirrorTest {
                     }
                 }
             });
-            listening.sync().subscribe(plain.keys().events().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            listening.sync().subscribe(plain.keys().events().getBytes(StandardCharsets.UTF_8));
             RedisBloomFilter trusting = mirrored(name, storeA, trusting(Duration.ofMinutes(10)));
             try {
                 awaitHearing(trusting);

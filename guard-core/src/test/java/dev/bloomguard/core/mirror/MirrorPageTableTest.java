@@ -3,6 +3,7 @@ package dev.bloomguard.core.mirror;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
@@ -165,8 +166,7 @@ class MirrorPageTableTest {
         assertThat(lookup(mirror, ON_FIRST_PAGE + 2)).as("a bit still clear").isEqualTo(BitmapMirror.Local.CLEAR_BIT);
     }
 
-    private static BitmapMirror mirror(String key, long maxMemoryBytes, Duration refreshAfter,
-            java.util.concurrent.Executor loader) {
+    private static BitmapMirror mirror(String key, long maxMemoryBytes, Duration refreshAfter, Executor loader) {
         return new BitmapMirror(key, shard -> key, GEOMETRY, store,
                 new MirrorSettings(maxMemoryBytes, refreshAfter, PAGE_BYTES, false), () -> true, loader);
     }

@@ -3,8 +3,11 @@ package dev.bloomguard.core.misses;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.AfterEach;
@@ -18,6 +21,8 @@ import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.RealRedis;
 import dev.bloomguard.testsupport.Await;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 
 /**
  * Remembered misses against a real {@code redis-server}, with two filter objects of one name
@@ -43,8 +48,8 @@ class RememberedMissesTest {
         two = instance(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, true), null);
         one.load(LongStream.rangeClosed(1, 5_000).boxed());
         // Both listen before anything is remembered: an event sent before a subscription is never heard.
-        try (io.lettuce.core.RedisClient admin = io.lettuce.core.RedisClient.create("redis://127.0.0.1:" + REDIS.port());
-                io.lettuce.core.api.StatefulRedisConnection<String, String> connection = admin.connect()) {
+        try (RedisClient admin = RedisClient.create("redis://127.0.0.1:" + REDIS.port());
+                StatefulRedisConnection<String, String> connection = admin.connect()) {
             String channel = one.keys().events();
             eventually(() -> connection.sync().pubsubNumsub(channel).getOrDefault(channel, 0L) == 2);
         }
@@ -250,8 +255,8 @@ class RememberedMissesTest {
 
     /** Each command Redis ran during {@code action}, oldest first, as its arguments. */
     private static List<List<String>> commandsRunDuring(Runnable action) {
-        try (io.lettuce.core.RedisClient admin = io.lettuce.core.RedisClient.create("redis://127.0.0.1:" + REDIS.port());
-                io.lettuce.core.api.StatefulRedisConnection<String, String> connection = admin.connect()) {
+        try (RedisClient admin = RedisClient.create("redis://127.0.0.1:" + REDIS.port());
+                StatefulRedisConnection<String, String> connection = admin.connect()) {
             connection.sync().configSet("slowlog-max-len", "1000");
             connection.sync().configSet("slowlog-log-slower-than", "0");
             connection.sync().slowlogReset();
@@ -263,7 +268,7 @@ class RememberedMissesTest {
             finally {
                 connection.sync().configSet("slowlog-log-slower-than", "10000");
             }
-            List<List<String>> commands = new java.util.ArrayList<>();
+            List<List<String>> commands = new ArrayList<>();
             for (Object entry : entries) {
                 commands.add(0, ((List<?>) ((List<?>) entry).get(3)).stream().map(String::valueOf).toList());
             }
@@ -271,7 +276,7 @@ class RememberedMissesTest {
         }
     }
 
-    private static int indexOf(List<List<String>> commands, java.util.function.Predicate<List<String>> which) {
+    private static int indexOf(List<List<String>> commands, Predicate<List<String>> which) {
         for (int i = 0; i < commands.size(); i++) {
             if (which.test(commands.get(i))) {
                 return i;
@@ -413,7 +418,7 @@ class RememberedMissesTest {
                 (one.keys().live() + ":miss:").length() + 32);
     }
 
-    private static void eventually(java.util.function.BooleanSupplier condition) {
+    private static void eventually(BooleanSupplier condition) {
         Await.until("condition met", TIMEOUT, condition);
     }
 }

@@ -12,8 +12,10 @@ import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.testsupport.RedisServerExtension;
+import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.protocol.CommandType;
 
 /**
  * The store's scripts go by their SHA-1 ({@code EVALSHA}), and whole ({@code EVAL}) only when
@@ -50,8 +52,8 @@ class LuaScriptsTest {
 
     @Test
     void aUserWhoseAclPredatesEvalshaStillLoadsWithEval() throws Exception {
-        redis.admin().aclSetuser("old-acl", io.lettuce.core.AclSetuserArgs.Builder.on().addPassword("secret")
-                .allKeys().allChannels().allCommands().removeCommand(io.lettuce.core.protocol.CommandType.EVALSHA));
+        redis.admin().aclSetuser("old-acl", AclSetuserArgs.Builder.on().addPassword("secret")
+                .allKeys().allChannels().allCommands().removeCommand(CommandType.EVALSHA));
         RedisClient client = RedisClient.create(RedisURI.builder().withHost("127.0.0.1").withPort(redis.port())
                 .withAuthentication("old-acl", "secret".toCharArray()).build());
         try (LettuceConnections connections = LettuceConnections.owning(client)) {

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.LongConsumer;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
@@ -277,7 +279,7 @@ class FilterGenerationsTest {
         EarlierReleaseInstance earlier = thisRelease ? null
                 : new EarlierReleaseInstance(REDIS.store(), "bg", upgraded, "earlier-instance", GRACE);
         Runnable upgradedBeat = thisRelease ? () -> upgraded.generations().orElseThrow().heartbeat() : earlier::heartbeat;
-        java.util.function.LongConsumer upgradedAdd = thisRelease ? upgraded::add : earlier::add;
+        LongConsumer upgradedAdd = thisRelease ? upgraded::add : earlier::add;
         upgradedBeat.run();
         old.generations().orElseThrow().heartbeat();
         Thread.sleep(RETENTION.toMillis() + 100);
@@ -301,7 +303,7 @@ class FilterGenerationsTest {
         // the other side adds a user after the load's snapshot.
         // Its ready marker set again, as though the returning instance had died before clearing it:
         // what was found is in Redis, not in that instance.
-        REDIS.client().commands().setbit(old.keys().live().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        REDIS.client().commands().setbit(old.keys().live().getBytes(StandardCharsets.UTF_8),
                 oldGeometry.markerOffset(), 1);
         RedisBloomFilter second = rollout(name, oldGeometry, heartbeat);
         second.generations().orElseThrow().heartbeat();

@@ -2,6 +2,8 @@ package dev.bloomguard.core.warmup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Arrays;
+
 import org.junit.jupiter.api.Test;
 
 import dev.bloomguard.core.FilterGeometry;
@@ -92,10 +94,10 @@ class BitmapBuilderTest {
         }
         assertThat(bitmap.get(1)).as("outside the slice").isEqualTo(contains(alice, 1));
         assertThat(bitmap.get(2)).as("outside the slice").isEqualTo(contains(alice, 2));
-        assertThat(bitmap.bitCount()).isEqualTo(java.util.Arrays.stream(alice).distinct().count());
+        assertThat(bitmap.bitCount()).isEqualTo(Arrays.stream(alice).distinct().count());
     }
 
     private static boolean contains(long[] offsets, long offset) {
-        return java.util.Arrays.stream(offsets).anyMatch(o -> o == offset);
+        return Arrays.stream(offsets).anyMatch(o -> o == offset);
     }
 }

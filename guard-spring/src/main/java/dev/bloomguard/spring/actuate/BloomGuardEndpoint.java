@@ -21,6 +21,7 @@ import dev.bloomguard.core.FilterState;
 import dev.bloomguard.core.FilterStatus;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.mirror.MirrorStats;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.warmup.FilterWarmer;
@@ -193,7 +194,7 @@ public final class BloomGuardEndpoint {
             Long bitCount, Double fillRatio, Double estimatedFpp, Long approximateCount, Instant liveSince,
             Long liveKeys, String loadedBy, String lockHolder, Instant statusReadAt, String instance,
             LoadDescriptor lastLoad, boolean warming, FailureDescriptor lastFailure, CircuitBreaker.State circuit,
-            dev.bloomguard.core.mirror.MirrorStats mirror, String source) implements OperationResponseBody {
+            MirrorStats mirror, String source) implements OperationResponseBody {
     }
 
     /**

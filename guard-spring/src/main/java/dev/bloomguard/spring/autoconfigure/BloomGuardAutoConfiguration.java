@@ -1,5 +1,6 @@
 package dev.bloomguard.spring.autoconfigure;
 
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -67,7 +68,7 @@ import dev.bloomguard.spring.warmup.KeySource;
 public class BloomGuardAutoConfiguration {
 
     /** How often an instance waiting for another's load looks again. */
-    private static final java.time.Duration WAIT_POLL = java.time.Duration.ofMillis(200);
+    private static final Duration WAIT_POLL = Duration.ofMillis(200);
 
     /**
      * {@code bloom-guard.*} validated and each filter's settings converted, once: see {@link FilterSpecs}.

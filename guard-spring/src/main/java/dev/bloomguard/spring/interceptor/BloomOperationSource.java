@@ -5,11 +5,13 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.Spliterator;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.aop.support.AopUtils;
@@ -17,6 +19,7 @@ import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
@@ -175,8 +178,8 @@ public final class BloomOperationSource {
                     + "; turn bloom-guard.filters." + guard.filter() + ".single-flight off or guard it with another filter");
         }
         Class<?> type = method.getReturnType();
-        if (singleFlight && (AutoCloseable.class.isAssignableFrom(type) || java.util.Iterator.class.isAssignableFrom(type)
-                || java.util.Spliterator.class.isAssignableFrom(type))) {
+        if (singleFlight && (AutoCloseable.class.isAssignableFrom(type) || Iterator.class.isAssignableFrom(type)
+                || Spliterator.class.isAssignableFrom(type))) {
             // One Stream, Iterator or connection-bound resource handed to every caller of a flight: all but
             // one would find it consumed or closed.
             throw new BloomGuardConfigurationException(at + ": filter '" + guard.filter() + "' has single-flight on,"
@@ -218,7 +221,7 @@ public final class BloomOperationSource {
         if (returns.kind() == ReturnKind.Kind.PLAIN) {
             return false;
         }
-        Class<?> value = org.springframework.core.ResolvableType.forMethodReturnType(method).getGeneric(0).resolve();
+        Class<?> value = ResolvableType.forMethodReturnType(method).getGeneric(0).resolve();
         return value == Void.class;
     }
 

@@ -2,6 +2,7 @@ package dev.bloomguard.spring.interceptor;
 
 import java.lang.reflect.Array;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -105,7 +106,7 @@ final class EmptyResults {
             }
         }
         else if ((Collection.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type))
-                && !java.lang.reflect.Modifier.isAbstract(type.getModifiers())) {
+                && !Modifier.isAbstract(type.getModifiers())) {
             return () -> BeanUtils.instantiateClass(type);
         }
         return () -> null;

@@ -3,6 +3,7 @@ package dev.bloomguard.spring.interceptor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInvocation;
@@ -115,7 +116,7 @@ final class ReactiveCalls {
     private static Publisher<Object> addingEach(KeyAdds adds, BloomOperations.Put put,
             Object target, Object[] arguments, Publisher<Object> published, boolean multiValue,
             BooleanSupplier madeElsewhere) {
-        java.util.function.Function<Object, Mono<Object>> adding = value -> madeElsewhere.getAsBoolean()
+        Function<Object, Mono<Object>> adding = value -> madeElsewhere.getAsBoolean()
                 ? Mono.just(value) : add(adds, put, target, arguments, value).thenReturn(value);
         return multiValue ? Flux.from(published).concatMap(adding) : Mono.from(published).flatMap(adding);
     }

@@ -3,7 +3,11 @@ package dev.bloomguard.spring.autoconfigure;
 import static dev.bloomguard.spring.autoconfigure.StartupFailures.failsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
@@ -14,8 +18,12 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyHash;
+import dev.bloomguard.core.hash.KeyType;
+import dev.bloomguard.core.rollout.FilterResize;
+import dev.bloomguard.core.rollout.GenerationDescriptor;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuard;
 import dev.bloomguard.spring.BloomKeySource;
@@ -24,6 +32,8 @@ import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.spring.warmup.KeySource;
 import dev.bloomguard.spring.warmup.RepositoryKeySource;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 
 /** Every configuration mistake DESIGN.md lists fails startup with a message naming the property or method. */
 class StartupFailureTests {
@@ -85,14 +95,11 @@ class StartupFailureTests {
      */
     @Test
     void failsWhenAGeometryAutoResizeChoseExceedsMaxFilterSize() {
-        String from = dev.bloomguard.core.rollout.GenerationDescriptor.of(
-                dev.bloomguard.core.FilterGeometry.of(1_000, 0.01), null);
-        String grown = dev.bloomguard.core.rollout.GenerationDescriptor.of(
-                dev.bloomguard.core.FilterGeometry.of(1_000_000, 0.01), null);
-        String decision = dev.bloomguard.core.rollout.FilterResize.key("startup-resized", "user", from);
-        try (io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient
-                .create("redis://127.0.0.1:" + RealServers.redis().port());
-                io.lettuce.core.api.StatefulRedisConnection<String, String> admin = client.connect()) {
+        String from = GenerationDescriptor.of(FilterGeometry.of(1_000, 0.01), null);
+        String grown = GenerationDescriptor.of(FilterGeometry.of(1_000_000, 0.01), null);
+        String decision = FilterResize.key("startup-resized", "user", from);
+        try (RedisClient client = RedisClient.create("redis://127.0.0.1:" + RealServers.redis().port());
+                StatefulRedisConnection<String, String> admin = client.connect()) {
             admin.sync().set(decision, grown);
             runner.withPropertyValues("bloom-guard.key-prefix=startup-resized", "bloom-guard.max-filter-size=1MB")
                     .run(failsWith("bloom-guard.filters.user: auto-resize grew it to expected-insertions 1000000",
@@ -225,7 +232,7 @@ class StartupFailureTests {
         runner.withPropertyValues("bloom-guard.filters.user.expected-insertions=10000000000", "bloom-guard.max-filter-size=64GB")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(dev.bloomguard.spring.BloomFilterRegistry.class).filter("user")
+                    assertThat(context.getBean(BloomFilterRegistry.class).filter("user")
                             .geometry().shards()).isEqualTo(179);
                 });
     }
@@ -291,8 +298,8 @@ class StartupFailureTests {
                 "bloom-guard.filters.user.warmup.key-column=email")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(dev.bloomguard.spring.BloomFilterRegistry.class).filter("user").keyType())
-                            .contains(dev.bloomguard.core.hash.KeyType.TEXT);
+                    assertThat(context.getBean(BloomFilterRegistry.class).filter("user").keyType())
+                            .contains(KeyType.TEXT);
                 });
     }
 
@@ -326,8 +333,8 @@ class StartupFailureTests {
     void acceptsADeclaredKeyTypeThatMergesMoreThanATextColumn() {
         withWarmupTable().withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT lower(email) FROM startup_keys",
                 "bloom-guard.filters.user.key-type=text-case-insensitive")
-                .run(context -> assertThat(context.getBean(dev.bloomguard.spring.BloomFilterRegistry.class)
-                        .filter("user").keyType()).contains(dev.bloomguard.core.hash.KeyType.TEXT_CASE_INSENSITIVE));
+                .run(context -> assertThat(context.getBean(BloomFilterRegistry.class)
+                        .filter("user").keyType()).contains(KeyType.TEXT_CASE_INSENSITIVE));
     }
 
     @Test
@@ -709,8 +716,8 @@ class StartupFailureTests {
 
     static class PlainFutureService {
         @BloomGuard(filter = "user", key = "#id")
-        public java.util.concurrent.Future<String> find(long id) {
-            return java.util.concurrent.CompletableFuture.completedFuture("found");
+        public Future<String> find(long id) {
+            return CompletableFuture.completedFuture("found");
         }
     }
 
@@ -728,29 +735,29 @@ class StartupFailureTests {
 
     static class MapKeyService {
         @BloomGuard(filter = "user", key = "#ids")
-        public String byMap(java.util.Map<Long, String> ids) {
+        public String byMap(Map<Long, String> ids) {
             return "map";
         }
     }
 
     static class StreamKeyService {
         @BloomGuard(filter = "user", key = "#p0")
-        public String byStream(java.util.stream.Stream<Long> ids) {
+        public String byStream(Stream<Long> ids) {
             return "stream";
         }
     }
 
     static class AsyncKeyService {
         @BloomGuard(filter = "user", key = "#id")
-        public java.util.concurrent.CompletableFuture<String> byId(long id) {
-            return java.util.concurrent.CompletableFuture.completedFuture("async");
+        public CompletableFuture<String> byId(long id) {
+            return CompletableFuture.completedFuture("async");
         }
     }
 
     static class StreamResultService {
         @BloomGuard(filter = "user", key = "#id")
-        public java.util.stream.Stream<String> byId(long id) {
-            return java.util.stream.Stream.of("row");
+        public Stream<String> byId(long id) {
+            return Stream.of("row");
         }
     }
 
@@ -772,7 +779,7 @@ class StartupFailureTests {
 
     static class PathKeyService {
         @BloomGuard(filter = "user", key = "#path")
-        public String byPath(java.nio.file.Path path) {
+        public String byPath(Path path) {
             return "path";
         }
     }

@@ -3,6 +3,8 @@ package dev.bloomguard.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.stream.LongStream;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -40,8 +42,8 @@ class UnguardedMethodWarningTests {
         runner.withUserConfiguration(ClassProxied.class).run(context -> {
             assertThat(context).hasNotFailed();
             Service service = context.getBean(Service.class);
-            context.getBean(BloomFilterRegistry.class).filter("user").load(java.util.stream.LongStream.rangeClosed(1, 10).boxed());
-            long absent = java.util.stream.LongStream.rangeClosed(1_000, 100_000)
+            context.getBean(BloomFilterRegistry.class).filter("user").load(LongStream.rangeClosed(1, 10).boxed());
+            long absent = LongStream.rangeClosed(1_000, 100_000)
                     .filter(id -> context.getBean(BloomFilterRegistry.class).filter("user").check(id) == Membership.ABSENT)
                     .findFirst().orElseThrow();
             assertThatThrownBy(() -> service.guarded(absent)).as("the public method is guarded")

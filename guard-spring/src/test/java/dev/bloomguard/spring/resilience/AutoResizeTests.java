@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +17,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.FilterState;
 import dev.bloomguard.core.FilterStatus;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
@@ -258,7 +260,7 @@ class AutoResizeTests {
     void withoutAutoResizeAnOverCapacityFilterKeepsItsGeometryAndSaysSo() throws Exception {
         seed(6_000);
         String prefix = "resize-off-" + (++testNumber);
-        String[] notResizing = java.util.Arrays.stream(RESIZING).filter(property -> !property.contains("auto-resize"))
+        String[] notResizing = Arrays.stream(RESIZING).filter(property -> !property.contains("auto-resize"))
                 .toArray(String[]::new);
         try (ConfigurableApplicationContext app = GuardedApp.start(REDIS.port(), prefix, TABLE, WARMUP, notResizing);
                 RedisClient client = RedisClient.create("redis://127.0.0.1:" + REDIS.port());
@@ -291,7 +293,7 @@ class AutoResizeTests {
     /** Whether {@code key}'s generation answers the filter's checks, complete (its ready marker set). */
     private static boolean answersComplete(RedisBloomFilter filter, String key) {
         FilterStatus status = filter.status();
-        return status.key().equals(key) && status.state() == dev.bloomguard.core.FilterState.READY;
+        return status.key().equals(key) && status.state() == FilterState.READY;
     }
 
     private static void assertNoneAbsent(RedisBloomFilter filter, List<Long> rows, String when) {

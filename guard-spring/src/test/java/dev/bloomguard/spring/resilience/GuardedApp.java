@@ -1,13 +1,21 @@
 package dev.bloomguard.spring.resilience;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.LongStream;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -26,7 +34,9 @@ import reactor.core.publisher.Mono;
 
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.spring.BloomGuard;
+import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.BloomKeySource;
 import dev.bloomguard.spring.BloomPut;
 import dev.bloomguard.spring.RealServers;
@@ -50,7 +60,7 @@ public class GuardedApp {
 
         /** Reads the row: empty when it does not exist (a miss, for a filter with negative-cache). */
         @BloomGuard(filter = "user", key = "#id")
-        java.util.Optional<Long> lookup(long id);
+        Optional<Long> lookup(long id);
 
         @BloomPut(filter = "user", key = "#result")
         long create();
@@ -91,7 +101,7 @@ public class GuardedApp {
         }
 
         @Override
-        public java.util.Optional<Long> lookup(long id) {
+        public Optional<Long> lookup(long id) {
             calls.incrementAndGet();
             return jdbc.queryForList("SELECT id FROM " + table + " WHERE id = ?", Long.class, id).stream().findFirst();
         }
@@ -142,12 +152,11 @@ public class GuardedApp {
 
     @Bean
     @ConditionalOnProperty("guarded.hook-reads")
-    static org.springframework.beans.factory.config.BeanPostProcessor hookedReads(
-            org.springframework.beans.factory.ObjectProvider<ReadHook> hook) {
-        return new org.springframework.beans.factory.config.BeanPostProcessor() {
+    static BeanPostProcessor hookedReads(ObjectProvider<ReadHook> hook) {
+        return new BeanPostProcessor() {
             @Override
             public Object postProcessAfterInitialization(Object bean, String beanName) {
-                return bean instanceof dev.bloomguard.core.redis.BitmapStore store ? hook.getObject().wrap(store) : bean;
+                return bean instanceof BitmapStore store ? hook.getObject().wrap(store) : bean;
             }
         };
     }
@@ -155,7 +164,7 @@ public class GuardedApp {
     /** See {@link #readHook()}. */
     public static final class ReadHook {
 
-        private final java.util.concurrent.atomic.AtomicReference<Runnable> next = new java.util.concurrent.atomic.AtomicReference<>();
+        private final AtomicReference<Runnable> next = new AtomicReference<>();
         private volatile Thread caller;
 
         /**
@@ -167,15 +176,15 @@ public class GuardedApp {
             next.set(hook);
         }
 
-        dev.bloomguard.core.redis.BitmapStore wrap(dev.bloomguard.core.redis.BitmapStore store) {
-            return (dev.bloomguard.core.redis.BitmapStore) java.lang.reflect.Proxy.newProxyInstance(
-                    GuardedApp.class.getClassLoader(), new Class<?>[] { dev.bloomguard.core.redis.BitmapStore.class },
+        BitmapStore wrap(BitmapStore store) {
+            return (BitmapStore) Proxy.newProxyInstance(
+                    GuardedApp.class.getClassLoader(), new Class<?>[] { BitmapStore.class },
                     (proxy, method, arguments) -> {
                         Object result;
                         try {
                             result = method.invoke(store, arguments);
                         }
-                        catch (java.lang.reflect.InvocationTargetException ex) {
+                        catch (InvocationTargetException ex) {
                             throw ex.getCause();
                         }
                         if (method.getName().equals("readBits") && Thread.currentThread() == caller) {
@@ -223,15 +232,15 @@ public class GuardedApp {
      * Calls {@code find(id)} until the guard lets it through, and fails (saying {@code what}) once
      * it has been blocked for {@code bound} since {@code since} ({@link System#nanoTime}).
      */
-    public static void foundWithin(Directory directory, long id, long since, java.time.Duration bound, String what)
+    public static void foundWithin(Directory directory, long id, long since, Duration bound, String what)
             throws InterruptedException {
         while (true) {
             try {
                 directory.find(id);
                 return;
             }
-            catch (dev.bloomguard.spring.BloomGuardRejectedException ex) {
-                org.assertj.core.api.Assertions.assertThat(java.time.Duration.ofNanos(System.nanoTime() - since))
+            catch (BloomGuardRejectedException ex) {
+                assertThat(Duration.ofNanos(System.nanoTime() - since))
                         .as(what).isLessThan(bound);
                 Thread.sleep(20);
             }
@@ -243,7 +252,7 @@ public class GuardedApp {
      * (a filter that bypasses, by design, while it has refused adds to retry or is reloading),
      * polling up to {@code limit} for more than 950.
      */
-    public static long rejectedWithin(Directory directory, java.time.Duration limit) throws InterruptedException {
+    public static long rejectedWithin(Directory directory, Duration limit) throws InterruptedException {
         long deadline = System.nanoTime() + limit.toNanos();
         long rejected = rejected(directory);
         while (rejected <= 950 && System.nanoTime() < deadline) {
@@ -255,12 +264,12 @@ public class GuardedApp {
 
     /** Of 1,000 odd ids that were never inserted, how many the guard rejects. */
     public static long rejected(Directory directory) {
-        return java.util.stream.LongStream.range(0, 1_000).map(i -> 2 * i + 1).filter(id -> {
+        return LongStream.range(0, 1_000).map(i -> 2 * i + 1).filter(id -> {
             try {
                 directory.find(id);
                 return false;
             }
-            catch (dev.bloomguard.spring.BloomGuardRejectedException ex) {
+            catch (BloomGuardRejectedException ex) {
                 return true;
             }
         }).count();

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
+import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -33,6 +34,7 @@ import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.testsupport.Await;
 import dev.bloomguard.testsupport.RedisServerExtension;
+import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * Several application instances on one Redis and one PostgreSQL: one warms, the others wait;
@@ -177,7 +179,7 @@ class MultipleInstancesTests {
                 boolean adder = i % 2 == 0;
                 int seed = i;
                 Thread thread = new Thread(() -> {
-                    java.util.Random random = new java.util.Random(seed);
+                    Random random = new Random(seed);
                     try {
                         while (running.get()) {
                             long id = adder ? directory.create() : present.get(random.nextInt(present.size()));
@@ -243,7 +245,7 @@ class MultipleInstancesTests {
                 long id = onA.create();
                 assertThat(onB.find(id)).as("added on a, checked on b, round %s", i).isEqualTo(id);
             }
-            io.micrometer.core.instrument.MeterRegistry meters = b.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+            MeterRegistry meters = b.getBean(MeterRegistry.class);
             assertThat(meters.get("bloomguard.mirror.lookups").tag("filter", "user").tag("result", "hit")
                     .functionCounter().count()).as("checks answered from b's memory").isPositive();
             assertThat(meters.get("bloomguard.mirror.memory").tag("filter", "user").gauge().value())
@@ -273,10 +275,10 @@ class MultipleInstancesTests {
                 return mirrored.mirrorStats().orElseThrow().hearing() && mirrored.mirrorStats().orElseThrow().pages() > 0;
             });
             assertThat(GuardedApp.rejected(onTrusting)).as("absent ids of 1,000 blocked").isGreaterThan(950);
-            io.micrometer.core.instrument.MeterRegistry meters = trusting.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+            MeterRegistry meters = trusting.getBean(MeterRegistry.class);
             assertThat(meters.get("bloomguard.mirror.hearing").tag("filter", "user").gauge().value())
                     .as("the trusting mirror hears").isEqualTo(1.0);
-            assertThat(old.getBean(io.micrometer.core.instrument.MeterRegistry.class).find("bloomguard.mirror.hearing")
+            assertThat(old.getBean(MeterRegistry.class).find("bloomguard.mirror.hearing")
                     .gauge()).as("no mirror, no gauge").isNull();
 
             for (int i = 0; i < 200; i++) {

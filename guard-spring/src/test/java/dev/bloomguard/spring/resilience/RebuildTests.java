@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -16,6 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.spring.BloomFilterRegistry;
@@ -64,15 +67,15 @@ class RebuildTests {
                 TABLE, slowQuery)) {
             GuardedApp.Directory directory = app.getBean(GuardedApp.Directory.class);
             FilterWarmer warmer = app.getBean(FilterWarmer.class);
-            java.util.concurrent.CompletableFuture<?> first = warmer.rebuild("user");
+            CompletableFuture<?> first = warmer.rebuild("user");
             Thread.sleep(500); // its query has begun, and has its snapshot
             long committedWithoutAdd = 1_000_001;
             RealServers.execute("INSERT INTO " + TABLE + " VALUES (" + committedWithoutAdd + ")");
 
-            java.util.concurrent.CompletableFuture<dev.bloomguard.core.LoadReport> second = warmer.rebuild("user");
+            CompletableFuture<LoadReport> second = warmer.rebuild("user");
 
-            first.get(20, java.util.concurrent.TimeUnit.SECONDS);
-            assertThat(second.get(20, java.util.concurrent.TimeUnit.SECONDS).keys()).isEqualTo(20_001);
+            first.get(20, TimeUnit.SECONDS);
+            assertThat(second.get(20, TimeUnit.SECONDS).keys()).isEqualTo(20_001);
             assertThat(directory.find(committedWithoutAdd)).isEqualTo(committedWithoutAdd);
             assertThat(GuardedApp.rejected(directory)).as("the same filter blocks absent ids").isGreaterThan(950);
         }
@@ -208,7 +211,7 @@ class RebuildTests {
             assertThat(warmer.lastFailure("user").orElseThrow().reason()).contains("max-shrink");
 
             Await.until("the scheduled retry, if running, to end", Duration.ofSeconds(20), () -> !warmer.isWarming("user"));
-            assertThat(warmer.rebuild("user", true).get(20, java.util.concurrent.TimeUnit.SECONDS).keys()).isZero();
+            assertThat(warmer.rebuild("user", true).get(20, TimeUnit.SECONDS).keys()).isZero();
             assertThat(filter.check(2L)).as("a forced rebuild installs what the query returned").isEqualTo(Membership.ABSENT);
             assertThat(warmer.lastFailure("user")).isEmpty();
         }

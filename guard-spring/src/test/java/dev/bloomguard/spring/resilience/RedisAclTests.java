@@ -16,6 +16,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.ReadmeExamplesTests;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.warmup.FilterWarmer;
@@ -82,7 +83,7 @@ class RedisAclTests {
                 RealServers.execute("DELETE FROM " + TABLE + " WHERE id = " + falsePositive);
                 assertThat(onB.lookup(falsePositive)).isEmpty();
                 assertThatThrownBy(() -> onB.lookup(falsePositive))
-                        .isInstanceOf(dev.bloomguard.spring.BloomGuardRejectedException.class);
+                        .isInstanceOf(BloomGuardRejectedException.class);
                 assertThat(filter.isRememberedMissAsync(falsePositive, "never-asked#lookup()").join()).isFalse();
                 filter.add(falsePositive);
                 assertThat(onB.lookup(falsePositive)).as("forgotten by the add, runs again").isEmpty();

@@ -39,8 +39,13 @@ import dev.bloomguard.testsupport.AbsentKeys;
 import dev.bloomguard.testsupport.Await;
 import dev.bloomguard.testsupport.RedisServerExtension;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
@@ -320,14 +325,13 @@ class RedisOutageTests {
             RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
             long absent = absentKeys(filter, 1).get(0);
             RedisCommands<String, String> sync = admin.sync();
-            sync.dispatch(io.lettuce.core.protocol.CommandType.DEBUG, new io.lettuce.core.output.StatusOutput<>(
-                    io.lettuce.core.codec.StringCodec.UTF8), new io.lettuce.core.protocol.CommandArgs<>(
-                            io.lettuce.core.codec.StringCodec.UTF8).add("POPULATE").add(300_000));
+            sync.dispatch(CommandType.DEBUG, new StatusOutput<>(StringCodec.UTF8),
+                    new CommandArgs<>(StringCodec.UTF8).add("POPULATE").add(300_000));
             sync.configSet("key-load-delay", "10");
             try {
                 sync.configSet("loading-process-events-interval-bytes", "1024");
             }
-            catch (io.lettuce.core.RedisCommandExecutionException ex) {
+            catch (RedisCommandExecutionException ex) {
                 log.info("This Redis loads with its default event interval: {}", ex.getMessage());
             }
             CompletableFuture<String> reload;

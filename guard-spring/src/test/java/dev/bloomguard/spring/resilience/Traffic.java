@@ -6,6 +6,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -25,7 +26,7 @@ final class Traffic implements AutoCloseable {
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final AtomicBoolean paused = new AtomicBoolean();
     private final AtomicLong calls = new AtomicLong();
-    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong presentBlocked = new AtomicLong();
     private final Queue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
 

@@ -14,10 +14,13 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
+import org.springframework.data.r2dbc.core.R2dbcEntityTemplate;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.transaction.ReactiveTransactionManager;
+import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.reactive.TransactionalOperator;
 
 import dev.bloomguard.core.RedisBloomFilter;
@@ -25,9 +28,16 @@ import dev.bloomguard.core.misses.MissKeys;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.BloomGuardRejectedException;
+import dev.bloomguard.spring.BloomPut;
 import dev.bloomguard.spring.BootNames;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.data.Rejections;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -160,18 +170,18 @@ class SpringDataR2dbcRepositoryTests {
     }
 
     private static void pauseRedisWrites(Duration pause) {
-        try (io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create("redis://"
+        try (RedisClient client = RedisClient.create("redis://"
                 + RealServers.redis().host() + ":" + RealServers.redis().port());
-                io.lettuce.core.api.StatefulRedisConnection<String, String> admin = client.connect()) {
-            admin.sync().dispatch(io.lettuce.core.protocol.CommandType.CLIENT,
-                    new io.lettuce.core.output.StatusOutput<>(io.lettuce.core.codec.StringCodec.UTF8),
-                    new io.lettuce.core.protocol.CommandArgs<>(io.lettuce.core.codec.StringCodec.UTF8).add("PAUSE")
+                StatefulRedisConnection<String, String> admin = client.connect()) {
+            admin.sync().dispatch(CommandType.CLIENT,
+                    new StatusOutput<>(StringCodec.UTF8),
+                    new CommandArgs<>(StringCodec.UTF8).add("PAUSE")
                             .add(pause.toMillis()).add("WRITE"));
         }
     }
 
     private void setMinReplicasToWrite(int replicas) {
-        redis.execute((org.springframework.data.redis.core.RedisCallback<Void>) connection -> {
+        redis.execute((RedisCallback<Void>) connection -> {
             connection.serverCommands().setConfig("min-replicas-to-write", Integer.toString(replicas));
             return null;
         });
@@ -183,14 +193,14 @@ class SpringDataR2dbcRepositoryTests {
     /** Creates items, each in a reactive transaction of its own, with no repository (and its put) in between. */
     public static class Catalogue {
 
-        private final org.springframework.data.r2dbc.core.R2dbcEntityTemplate template;
+        private final R2dbcEntityTemplate template;
 
-        Catalogue(org.springframework.data.r2dbc.core.R2dbcEntityTemplate template) {
+        Catalogue(R2dbcEntityTemplate template) {
             this.template = template;
         }
 
-        @org.springframework.transaction.annotation.Transactional("connectionFactoryTransactionManager")
-        @dev.bloomguard.spring.BloomPut(filter = "item", key = "#result.id")
+        @Transactional("connectionFactoryTransactionManager")
+        @BloomPut(filter = "item", key = "#result.id")
         public Mono<Item> create(String label) {
             return template.insert(new Item(null, label));
         }
@@ -201,7 +211,7 @@ class SpringDataR2dbcRepositoryTests {
     static class App {
 
         @Bean
-        Catalogue catalogue(org.springframework.data.r2dbc.core.R2dbcEntityTemplate template) {
+        Catalogue catalogue(R2dbcEntityTemplate template) {
             return new Catalogue(template);
         }
 
