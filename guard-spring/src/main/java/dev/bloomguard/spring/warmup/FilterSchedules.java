@@ -109,12 +109,13 @@ final class FilterSchedules {
      * keys only its own query returns: it lets them through (counted bypassed) until the live
      * filter comes from its own query again. Neither reloads over the other on its checks for
      * {@link #FOREIGN_SOURCE_PATIENCE} (the deploy ends with one query; after that, an instance
-     * left with another query's filter loads its own). Checked every {@code rewind-check-interval},
+     * left with another query's filter loads its own; one with {@code warmup.on-startup: false}
+     * leaves that to its owner and bypasses meanwhile). Checked every {@code rewind-check-interval},
      * which bounds how long such a key is blocked.
      */
-    private void watchSource(Task task) {
+    void watchSource(Task task) {
         RedisBloomFilter filter = task.filter();
-        if (task.source() == null || !task.onStartup() || loads.runningLoad(filter.name()) != null) {
+        if (task.source() == null || loads.runningLoad(filter.name()) != null) {
             return;
         }
         try {

@@ -106,6 +106,10 @@ public final class FilterWarmer implements SmartLifecycle {
                 // be a key only that query returns: bypass it. Confirmed in moments when it did.
                 trust.distrust(task.filter());
             }
+            else if (task.source() != null) {
+                // Its owner loads it, maybe from another query: looked at now, not one interval on.
+                schedules.watchSource(task);
+            }
         }
         for (Task task : tasks.values()) {
             if (task.source() != null && task.onStartup() && task.blocking()) {

@@ -12,10 +12,10 @@ import dev.bloomguard.core.RedisBloomFilter;
  *
  * <p>This is the warmer's own record, and the only thing the warmer reads to decide: it tells the
  * filter ({@link RedisBloomFilter#setBlockingSuspended}) and never reads the filter's flag back.
- * A record and a flag can disagree only in the safe direction: every distrust is written through
- * to the filter even when already recorded, so a filter whose suspension someone else lifted is
- * suspended again at the next look, and both writes of a change happen under one lock, so two
- * racing changes cannot leave the record suspended and the filter blocking.
+ * Both writes of a change happen under one lock, so two racing changes cannot leave the record
+ * suspended and the filter blocking. Only a write from outside the warmer can: every distrust is
+ * therefore written through even when recorded already, so a filter whose suspension someone else
+ * lifted while another query's bitmap is live is suspended again at the warmer's next look.
  */
 final class SourceTrust {
 

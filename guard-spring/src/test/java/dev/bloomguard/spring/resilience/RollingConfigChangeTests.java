@@ -128,6 +128,43 @@ class RollingConfigChangeTests {
     }
 
     /**
+     * An instance that does not warm its filter at startup ({@code warmup.on-startup: false}, its
+     * owner loads it) still knows its warmup query: once another instance loads the filter from
+     * another query, it must not block the rows only its own query returns, as an instance that
+     * warms must not.
+     */
+    @Test
+    void anInstanceThatDoesNotWarmAtStartupBlocksNoneOfItsQuerysRowsWhenAnotherQueryIsLoaded() throws Exception {
+        GuardedApp.createUsers(TABLE, 5000);
+        Duration check = Duration.ofMillis(200);
+        try (RedisServer redis = RedisServer.start();
+                ConfigurableApplicationContext notWarming = GuardedApp.start(redis.port(), "rollout-owned", TABLE,
+                        "SELECT id FROM " + TABLE, "bloom-guard.rewind-check-interval=" + check.toMillis() + "ms",
+                        "bloom-guard.filters.user.warmup.on-startup=false")) {
+            GuardedApp.Directory notWarmingInstance = notWarming.getBean(GuardedApp.Directory.class);
+            long[] onlyInItsQuery = { 5_002, 7_500, 9_998, 10_000 };
+
+            try (ConfigurableApplicationContext other = GuardedApp.start(redis.port(), "rollout-owned", TABLE,
+                    "SELECT id FROM " + TABLE + " WHERE id <= 5000",
+                    "bloom-guard.rewind-check-interval=" + check.toMillis() + "ms")) {
+                long loaded = System.nanoTime(); // the other instance's startup loaded its query
+                for (long id : onlyInItsQuery) {
+                    GuardedApp.foundWithin(notWarmingInstance, id, loaded, check.plusSeconds(2),
+                            "time the instance that does not warm blocks a row its own query returns");
+                }
+                for (int round = 0; round < 20; round++) {
+                    for (long id : onlyInItsQuery) {
+                        assertThat(notWarmingInstance.find(id)).isEqualTo(id);
+                    }
+                    Thread.sleep(check.toMillis() / 2);
+                }
+                assertThat(GuardedApp.rejected(other.getBean(GuardedApp.Directory.class)))
+                        .as("the other query's filter blocks absent keys").isGreaterThan(950);
+            }
+        }
+    }
+
+    /**
      * The old instance's warmer suspends blocking while the live filter comes from the new
      * query. Someone else lifting that suspension (an operator's call, a component of the
      * application) must not leave it blocking the rows only its own query returns: the warmer
