@@ -3,7 +3,7 @@ package dev.bloomguard.core.hash;
 /**
  * MurmurHash3 x64 128-bit with seed 0, bit for bit what Guava's {@code Hashing.murmur3_128()}
  * returns, but over a byte range and without allocating: the warmup hashes millions of keys a
- * second and a check sits on the request path. {@code BitPositionsTest} pins it to Guava.
+ * second and a check sits on the request path. {@code BitPositionsTests} pins it to Guava.
  */
 final class Murmur3 {
 

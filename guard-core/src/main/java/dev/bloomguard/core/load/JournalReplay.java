@@ -19,7 +19,7 @@ final class JournalReplay {
      * Offsets one replay step sets. A bit set from Lua costs Redis about 2 µs (the {@code BITFIELD}
      * argument conversions dominate), so a step holds the server about a millisecond: 99 % of steps
      * under 1.6 ms on a 2-core machine, against 12 ms at 4,096 offsets (measured in
-     * {@code RedisBloomFilterTest#replayingABigJournalHoldsRedisForMillisecondsPerCall}). The cost
+     * {@code RedisBloomFilterTests#replayingABigJournalHoldsRedisForMillisecondsPerCall}). The cost
      * is round trips: a million journaled adds take about 14,000 steps, a tenth more load time.
      */
     private static final int OFFSETS_PER_STEP = 512;

@@ -1,0 +1,356 @@
+package dev.bloomguard.core.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.stream.IntStream;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import com.google.common.hash.BloomFilter;
+
+import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.GuavaFilters;
+import dev.bloomguard.core.IncompleteLoadException;
+import dev.bloomguard.core.LoadReport;
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.misses.RememberedMisses;
+import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.testsupport.AbsentKeys;
+import dev.bloomguard.testsupport.Await;
+
+/**
+ * The filter's own behaviours over the in-memory store, no Redis at all: what RedisBloomFilterTests,
+ * LoadLockTests and RememberedMissesTests show against a real redis-server must hold here too, so that
+ * tests built on this store test the filter and not a simplification of it. Time that Redis would
+ * keep (TTLs, the journal's retention) is the store's clock, moved by the tests.
+ */
+class InMemoryBitmapStoreTests {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    private static final String LOOKUP = "Users#find";
+
+    private final MovableClock clock = new MovableClock();
+    private final InMemoryBitmapStore store = InMemoryBitmapStore.create(clock);
+    private final ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor();
+    private final List<RedisBloomFilter> filters = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        filters.forEach(RedisBloomFilter::close);
+        renewals.shutdownNow();
+        store.close();
+    }
+
+    @Test
+    void blocksNothingLoadedAndMostKeysNeverAdded() {
+        RedisBloomFilter filter = filter("users", FilterGeometry.of(20_000, 0.01));
+        LoadReport report = filter.load(LongStream.rangeClosed(1, 20_000).boxed());
+
+        assertThat(report.keys()).isEqualTo(20_000);
+        assertThat(filter.checkAll(LongStream.rangeClosed(1, 20_000).boxed().toList())).containsOnly(Membership.PRESENT);
+        assertThat(filter.check("42")).isEqualTo(Membership.PRESENT);
+        assertThat(filter.checkAsync(42).join()).isEqualTo(Membership.PRESENT);
+        long blocked = LongStream.rangeClosed(1_000_001, 1_002_000).filter(id -> filter.check(id) == Membership.ABSENT)
+                .count();
+        assertThat(blocked).as("keys never added that are blocked, of 2,000").isGreaterThan(1_940);
+    }
+
+    /** The same keys set the same bits as Guava's own filter, and the answers follow those bits exactly. */
+    @Test
+    void setsTheBitsGuavaSetsAndAnswersAsGuavaDoes() {
+        FilterGeometry geometry = FilterGeometry.of(10_000, 0.01);
+        RedisBloomFilter filter = filter("guava", geometry);
+        List<String> keys = IntStream.range(0, 5_000).mapToObj(i -> "user-" + i).toList();
+        BloomFilter<CharSequence> guava = GuavaFilters.create(10_000, 0.01);
+        keys.forEach(guava::put);
+
+        filter.load(keys.stream());
+
+        byte[] live = store.getRange(filter.keys().live(), 0, -1);
+        List<Long> liveBits = new ArrayList<>();
+        for (long bit = 0; bit < geometry.bits(); bit++) {
+            if ((live[(int) (bit >>> 3)] & (0x80 >>> (bit & 7))) != 0) {
+                liveBits.add(bit);
+            }
+        }
+        assertThat(liveBits).containsExactlyElementsOf(GuavaFilters.serialized(guava).setBits());
+        List<String> neverAdded = IntStream.range(0, 5_000).mapToObj(i -> "stranger-" + i).toList();
+        List<Membership> answers = filter.checkAll(neverAdded);
+        for (int i = 0; i < neverAdded.size(); i++) {
+            assertThat(answers.get(i)).as(neverAdded.get(i))
+                    .isEqualTo(guava.mightContain(neverAdded.get(i)) ? Membership.PRESENT : Membership.ABSENT);
+        }
+        assertThat(answers).filteredOn(Membership.ABSENT::equals).hasSizeGreaterThan(4_850);
+    }
+
+    @Test
+    void answersNotReadyBeforeTheFirstLoadAndOnceTheStoreLosesTheFilter() {
+        RedisBloomFilter filter = filter("ready", FilterGeometry.of(1_000, 0.01));
+        assertThat(filter.check("alice")).isEqualTo(Membership.NOT_READY);
+        assertThat(filter.mightContain("alice")).isTrue();
+
+        filter.load(Stream.of("alice", "bob"));
+        Object neverAdded = absentKeys(filter, 1).get(0);
+        assertThat(filter.check("alice")).isEqualTo(Membership.PRESENT);
+        assertThat(filter.check(neverAdded)).isEqualTo(Membership.ABSENT);
+
+        store.delete(filter.keys().live());
+        filter.add("carol");
+
+        assertThat(store.length(filter.keys().live())).as("the add re-created a partial bitmap").isPositive();
+        assertThat(filter.checkAll(List.of("alice", "carol", neverAdded))).containsOnly(Membership.NOT_READY);
+        filter.load(Stream.of("alice", "bob"));
+        assertThat(filter.check("carol")).as("replayed from the journal by the reload").isEqualTo(Membership.PRESENT);
+        assertThat(filter.check(neverAdded)).isEqualTo(Membership.ABSENT);
+    }
+
+    @Test
+    void keepsAnAddThroughTheSwapsOfTheRetentionAndLeavesItToTheSourceAfter() {
+        RedisBloomFilter filter = RedisBloomFilter.builder("journal", FilterGeometry.of(1_000, 0.01), store)
+                .checkTimeout(TIMEOUT).journalRetention(Duration.ofMinutes(10)).build();
+        filters.add(filter);
+        filter.load(LongStream.rangeClosed(1, 100).boxed());
+        List<Object> candidates = absentKeys(filter, 2);
+        Object addedOnly = candidates.get(0);
+        Object addedAndInSource = candidates.get(1);
+        filter.add(addedOnly);
+        filter.addAll(List.of(addedAndInSource));
+        assertThat(filter.checkAll(candidates)).containsOnly(Membership.PRESENT);
+
+        for (int load = 1; load <= 2; load++) {
+            LoadReport report = filter.load(Stream.concat(LongStream.rangeClosed(1, 100).boxed(), Stream.of(addedAndInSource)));
+            assertThat(report.replayedAdds()).as("load %s", load).isEqualTo(2);
+            assertThat(filter.check(addedOnly)).as("load %s", load).isEqualTo(Membership.PRESENT);
+        }
+
+        clock.advance(Duration.ofMinutes(11));
+        filter.maintainJournal();
+        clock.advance(Duration.ofMinutes(11));
+        filter.maintainJournal();
+        LoadReport last = filter.load(Stream.concat(LongStream.rangeClosed(1, 100).boxed(), Stream.of(addedAndInSource)));
+
+        assertThat(last.replayedAdds()).isZero();
+        assertThat(filter.check(addedAndInSource)).isEqualTo(Membership.PRESENT);
+        assertThat(filter.check(addedOnly)).as("the source is the truth after the retention").isEqualTo(Membership.ABSENT);
+    }
+
+    @Test
+    void anOverflowingJournalDropsNoAdd() {
+        RedisBloomFilter filter = RedisBloomFilter.builder("overflow", FilterGeometry.of(1_000, 0.01), store)
+                .checkTimeout(TIMEOUT).journalCapacity(3).maxShrink(1).build();
+        filters.add(filter);
+        filter.load(Stream.of(1L));
+        List<Object> added = absentKeys(filter, 5);
+        added.forEach(filter::add);
+        filter.maintainJournal();
+
+        filter.load(Stream.of(1L));
+        filter.load(Stream.of(1L));
+
+        assertThat(filter.checkAll(added)).containsOnly(Membership.PRESENT);
+        assertThat(filter.checkAll(absentKeys(filter, 100))).containsOnly(Membership.ABSENT);
+    }
+
+    @Test
+    void aLoadOvertakenByANewerLoadIsNotSwappedIn() {
+        RedisBloomFilter instanceA = filter("fenced", FilterGeometry.of(10_000, 0.01));
+        RedisBloomFilter instanceB = filter("fenced", FilterGeometry.of(10_000, 0.01));
+        instanceA.load(LongStream.rangeClosed(1, 1_000).boxed());
+        try (RedisBloomFilter.PendingLoad stale = instanceA.beginLoad()) {
+            instanceB.load(LongStream.rangeClosed(1, 2_000).boxed());
+
+            Throwable failure = catchThrowable(() -> stale.load(LongStream.rangeClosed(1, 1_000).boxed().iterator(),
+                    null, false));
+
+            assertThat(failure).isInstanceOf(IncompleteLoadException.class).hasMessageContaining("newer load");
+        }
+        assertThat(instanceA.checkAll(LongStream.rangeClosed(1, 2_000).boxed().toList())).containsOnly(Membership.PRESENT);
+        assertThat(instanceA.checkAll(absentKeys(instanceA, 100))).containsOnly(Membership.ABSENT);
+    }
+
+    @Test
+    void oneHolderHasTheLoadLockUntilItReleasesItOrItExpires() {
+        RedisBloomFilter first = instance("locked", "first");
+        RedisBloomFilter second = instance("locked", "second");
+        Optional<RedisBloomFilter.LoadLease> lease = first.tryLockForLoad(Duration.ofMinutes(1), renewals);
+        assertThat(lease).isPresent();
+        assertThat(second.tryLockForLoad(Duration.ofMinutes(1), renewals)).isEmpty();
+        assertThat(second.lockHolder()).contains("first");
+        lease.get().close();
+        assertThat(second.lockHolder()).isEmpty();
+
+        assertThat(store.setIfAbsent(second.keys().lock(), "crashed-instance", Duration.ofSeconds(30))).isTrue();
+        assertThat(second.tryLockForLoad(Duration.ofMinutes(1), renewals)).isEmpty();
+        assertThat(store.deleteIfEquals(second.keys().lock(), "another-token")).as("fenced by its token").isFalse();
+        clock.advance(Duration.ofSeconds(31));
+        try (RedisBloomFilter.LoadLease taken = second.tryLockForLoad(Duration.ofMinutes(1), renewals).orElseThrow()) {
+            assertThat(first.lockHolder()).contains("second");
+        }
+    }
+
+    @Test
+    void remembersAMissForItsTtlAndForgetsItOnAnAdd() {
+        RedisBloomFilter filter = RedisBloomFilter.builder("misses", FilterGeometry.of(10_000, 0.01), store)
+                .checkTimeout(TIMEOUT).rememberMisses(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false))
+                .build();
+        filters.add(filter);
+        filter.load(LongStream.rangeClosed(1, 5_000).boxed());
+
+        assertThat(filter.rememberMissAsync(4242L, LOOKUP, System.nanoTime()).join()).isTrue();
+        assertThat(filter.isRememberedMissAsync(4242L, LOOKUP).join()).isTrue();
+        assertThat(filter.isRememberedMissAsync(4243L, LOOKUP).join()).as("another key").isFalse();
+        filter.add(4242L);
+        assertThat(filter.isRememberedMissAsync(4242L, LOOKUP).join()).as("forgotten by the add").isFalse();
+
+        assertThat(filter.rememberMissAsync(17L, LOOKUP, System.nanoTime()).join()).isTrue();
+        clock.advance(Duration.ofSeconds(59));
+        assertThat(filter.isRememberedMissAsync(17L, LOOKUP).join()).isTrue();
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(filter.isRememberedMissAsync(17L, LOOKUP).join()).as("past its TTL").isFalse();
+    }
+
+    /**
+     * As Redis: a subscription is registered before its listener hears "subscribed", so a message
+     * published from there on reaches it (a mirror clears its pages on "subscribed"; told before
+     * registration, it could keep a page read before an add whose message it then missed).
+     */
+    @Test
+    void registersASubscriptionBeforeItsListenerHearsSubscribed() {
+        ConcurrentLinkedQueue<String> heard = new ConcurrentLinkedQueue<>();
+        BitmapStore.Subscription subscription = store.subscribe("confirm-order", new BitmapStore.ChannelListener() {
+            @Override
+            public void onMessage(byte[] message) {
+                heard.add(new String(message));
+            }
+
+            @Override
+            public void onSubscribed() {
+                store.publish("confirm-order", "published on subscribed".getBytes());
+            }
+        });
+
+        Await.until("the message published while confirming", TIMEOUT, () -> heard.size() == 1);
+        assertThat(heard).containsExactly("published on subscribed");
+        assertThat(subscription.isHearing()).isTrue();
+        subscription.close();
+    }
+
+    @Test
+    void deliversEventsToEachSubscriberInOrderOffThePublishersThread() {
+        ConcurrentLinkedQueue<String> heard = new ConcurrentLinkedQueue<>();
+        List<String> confirmed = new ArrayList<>();
+        BitmapStore.Subscription subscription = store.subscribe("events", new BitmapStore.ChannelListener() {
+            @Override
+            public void onMessage(byte[] message) {
+                heard.add(new String(message) + " on " + Thread.currentThread().getName());
+            }
+
+            @Override
+            public void onSubscribed() {
+                confirmed.add("confirmed");
+            }
+        });
+        assertThat(confirmed).as("confirmed before subscribe returns").containsExactly("confirmed");
+        assertThat(subscription.isHearing()).isTrue();
+
+        store.publish("other", "elsewhere".getBytes());
+        for (int i = 0; i < 100; i++) {
+            store.publish("events", ("m" + i).getBytes());
+        }
+        Await.until("100 messages heard", TIMEOUT, () -> heard.size() == 100);
+
+        String caller = Thread.currentThread().getName();
+        assertThat(heard).containsExactlyElementsOf(IntStream.range(0, 100)
+                .mapToObj(i -> "m" + i + " on bloom-guard-in-memory-pubsub").toList());
+        assertThat(caller).isNotEqualTo("bloom-guard-in-memory-pubsub");
+        subscription.close();
+        assertThat(subscription.isHearing()).isFalse();
+        store.publish("events", "late".getBytes());
+        Await.sleep(100);
+        assertThat(heard).hasSize(100);
+    }
+
+    /** Two filter objects on one store stand for two instances in one JVM: one's remembered miss reaches the other. */
+    @Test
+    void sharedMissesReachAnotherFilterOnTheStoreThroughItsEvents() {
+        RememberedMisses.Settings shared = new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, true);
+        RedisBloomFilter one = RedisBloomFilter.builder("shared", FilterGeometry.of(10_000, 0.01), store)
+                .checkTimeout(TIMEOUT).rememberMisses(shared).build();
+        RedisBloomFilter two = RedisBloomFilter.builder("shared", FilterGeometry.of(10_000, 0.01), store)
+                .checkTimeout(TIMEOUT).rememberMisses(shared).build();
+        filters.add(one);
+        filters.add(two);
+        one.load(LongStream.rangeClosed(1, 5_000).boxed());
+        // Both listen before anything is remembered: pub/sub keeps nothing for a late subscriber.
+        Await.until("both filters listen", TIMEOUT, () -> store.subscribers(one.keys().events()) == 2);
+
+        assertThat(one.rememberMissAsync(4242L, LOOKUP, System.nanoTime()).join()).isTrue();
+        Await.until("the other filter knows the miss", TIMEOUT, () -> two.isRememberedMissAsync(4242L, LOOKUP).join());
+        two.add(4242L);
+        assertThat(one.isRememberedMissAsync(4242L, LOOKUP).join()).isFalse();
+    }
+
+    private RedisBloomFilter filter(String name, FilterGeometry geometry) {
+        RedisBloomFilter filter = RedisBloomFilter.builder(name, geometry, store).checkTimeout(TIMEOUT).build();
+        filters.add(filter);
+        return filter;
+    }
+
+    private RedisBloomFilter instance(String name, String instanceId) {
+        RedisBloomFilter filter = RedisBloomFilter.builder(name, FilterGeometry.of(1_000, 0.01), store)
+                .checkTimeout(TIMEOUT).instanceId(instanceId).build();
+        filters.add(filter);
+        return filter;
+    }
+
+    private static List<Object> absentKeys(RedisBloomFilter filter, int count) {
+        return AbsentKeys.first(count, LongStream.iterate(10_000_000L, id -> id + 1).boxed().map(id -> (Object) ("absent-" + id)),
+                key -> filter.check(key) == Membership.ABSENT);
+    }
+
+    /** A clock that tests move forward, standing for Redis's. */
+    private static final class MovableClock extends Clock {
+
+        private volatile long millis = Instant.parse("2026-01-01T00:00:00Z").toEpochMilli();
+
+        void advance(Duration by) {
+            millis += by.toMillis();
+        }
+
+        @Override
+        public long millis() {
+            return millis;
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis);
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+    }
+}
