@@ -25,8 +25,7 @@ import dev.bloomguard.core.redis.CircuitBreaker;
  * and re-reads from Redis ({@code GETRANGE}) after a while. It answers "present" from memory;
  * it never answers "absent" by itself (unless told to trust it): a clear bit here may only mean
  * the page is older than an add made on another instance, so the caller confirms with Redis.
- * Adds reach it at once from this instance and promptly from the others (pub/sub); a swap
- * (rebuild, re-warm) empties it.
+ * Adds reach it at once from this instance and promptly from the others (pub/sub); a swap empties it.
  *
  * <p>The thing not to get wrong: pages are read racily. A reader may miss a bit another thread
  * is setting; that is safe, because a missed bit only ever leads to asking Redis. It is not safe
@@ -35,9 +34,8 @@ import dev.bloomguard.core.redis.CircuitBreaker;
  * (and every swap) moves a counter of the pages it touches, a page remembers the counter it
  * was read under, and a clear bit is trusted ({@link #knowsClear}) only from a page read since.
  * Adds made on other instances are known only by their events: a clear bit is trusted only while
- * this instance hears them ({@code hearing}), and the owner empties the mirror ({@link #clear})
- * each time its subscription is confirmed again, since what was published while it was away is
- * lost.
+ * this instance hears them ({@code hearing}), and the owner empties the mirror ({@link #clear}) each
+ * time its subscription is confirmed again, since what was published while it was away is lost.
  *
  * <p>A hit reads its pages from a page table in front of the cache (a cache lookup per bit was
  * most of a hit's cost): see {@link PageTable} for how it stays within what the cache holds.
