@@ -127,7 +127,12 @@ final class FilterSchedules {
                 foreignSince.remove(filter.name()); // missing or incomplete: a check's re-warm loads it
                 return;
             }
-            if (FilterLoads.isFromOwnQuery(task)) {
+            Optional<String> liveSource = filter.liveSourceId();
+            // A filter not warmed here that its owner loaded without naming a source
+            // (FilterOperations#load(Iterator)): nothing says another query built it, and nothing
+            // here would load it again, so it is taken as the owner's.
+            boolean ownersUnnamed = liveSource.isEmpty() && !task.onStartup();
+            if (ownersUnnamed || liveSource.filter(task.source().fingerprint(filter)::equals).isPresent()) {
                 foreignSince.remove(filter.name());
                 if (!trust.trusts(filter.name()) && filter.lockHolder().isEmpty()) {
                     trust.trust(filter);

@@ -165,6 +165,33 @@ class RollingConfigChangeTests {
     }
 
     /**
+     * The owner of a filter that is not warmed at startup may load it through the API without
+     * naming a source ({@code load(Iterator)}): nothing then says another query built it, and
+     * nothing on this instance would ever load it again, so it blocks absent keys, as it did
+     * before instances that do not warm looked at the live filter's source at all.
+     */
+    @Test
+    void anInstanceThatDoesNotWarmAtStartupBlocksOnceItsOwnerLoadsTheFilterWithoutNamingASource() throws Exception {
+        GuardedApp.createUsers(TABLE, 5000);
+        Duration check = Duration.ofMillis(200);
+        try (RedisServer redis = RedisServer.start();
+                ConfigurableApplicationContext notWarming = GuardedApp.start(redis.port(), "owner-loaded", TABLE,
+                        "SELECT id FROM " + TABLE, "bloom-guard.rewind-check-interval=" + check.toMillis() + "ms",
+                        "bloom-guard.filters.user.warmup.on-startup=false")) {
+            GuardedApp.Directory directory = notWarming.getBean(GuardedApp.Directory.class);
+            RedisBloomFilter filter = notWarming.getBean(BloomFilterRegistry.class).filter("user");
+            filter.load(LongStream.rangeClosed(1, 5000).map(i -> 2 * i).boxed().iterator());
+            Thread.sleep(check.multipliedBy(5).toMillis()); // the warmer looks at the live filter's source meanwhile
+
+            assertThat(GuardedApp.rejectedWithin(directory, Duration.ofSeconds(5)))
+                    .as("absent keys blocked once the owner loaded the filter").isGreaterThan(950);
+            for (long id = 2; id <= 10_000; id += 2) {
+                assertThat(directory.find(id)).isEqualTo(id);
+            }
+        }
+    }
+
+    /**
      * The old instance's warmer suspends blocking while the live filter comes from the new
      * query. Someone else lifting that suspension (an operator's call, a component of the
      * application) must not leave it blocking the rows only its own query returns: the warmer
