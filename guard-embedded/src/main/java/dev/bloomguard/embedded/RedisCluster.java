@@ -49,7 +49,7 @@ public final class RedisCluster implements AutoCloseable {
             return new RedisCluster(nodes);
         }
         catch (IOException | RuntimeException ex) {
-            nodes.forEach(RedisServer::stop);
+            nodes.forEach(RedisServer::close);
             throw new IllegalStateException("Could not start a Redis Cluster of " + masters + " nodes: " + ex.getMessage(), ex);
         }
     }
@@ -73,9 +73,10 @@ public final class RedisCluster implements AutoCloseable {
         }
     }
 
+    /** Closes every node: see {@link RedisServer#close()}. */
     @Override
     public void close() {
-        nodes.forEach(RedisServer::stop);
+        nodes.forEach(RedisServer::close);
     }
 
     private static void awaitClusterOk(List<RedisServer> nodes) throws IOException {

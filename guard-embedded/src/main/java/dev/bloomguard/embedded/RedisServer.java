@@ -1,8 +1,6 @@
 package dev.bloomguard.embedded;
 
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -11,12 +9,12 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,19 +23,17 @@ import org.slf4j.LoggerFactory;
  * A real {@code redis-server} process on a loopback port, for tests and the demo.
  *
  * <p>The binary is the one on {@code PATH} when there is one, else the Redis 6.2 binary
- * shipped inside {@code com.github.codemonstur:embedded-redis}. Nothing is persisted: a
- * restarted server comes back empty, exactly like a production Redis without persistence, and
- * any RDB file Redis writes anyway (replication, {@code DEBUG RELOAD}) goes to a temporary directory.
- * If no binary can be started this fails loudly; it never pretends a server is there.
+ * shipped inside {@code com.github.codemonstur:embedded-redis} ({@link RedisBinary}). Nothing is
+ * saved on its own: a restarted server comes back empty, like a production Redis without
+ * persistence, unless a test asked for a {@code SAVE}, whose snapshot it then loads (as a Redis
+ * restarted from an older RDB file would). Snapshots and logs live in a temporary directory of the
+ * server's own, deleted by {@link #close()}. If no binary can be started this fails loudly; it
+ * never pretends a server is there.
  */
 public final class RedisServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RedisServer.class);
 
-    private static final String SHIPPED_LINUX_AMD64 = "/redis-server-6.2.6-v5-linux-amd64";
-    private static final String SHIPPED_LINUX_ARM64 = "/redis-server-6.2.7-linux-arm64";
-    private static final String SHIPPED_DARWIN_AMD64 = "/redis-server-6.2.6-v5-darwin-amd64";
-    private static final String SHIPPED_DARWIN_ARM64 = "/redis-server-6.2.6-v5-darwin-arm64";
     private static final Duration STARTUP_WAIT = Duration.ofSeconds(20);
 
     private final Path binary;
@@ -66,7 +62,7 @@ public final class RedisServer implements AutoCloseable {
     /** Starts a server on the given port; extra arguments are passed to {@code redis-server} as given. */
     public static RedisServer start(int port, String... extraArguments) {
         try {
-            RedisServer server = new RedisServer(locateBinary(), port, List.of(extraArguments));
+            RedisServer server = new RedisServer(RedisBinary.locate(), port, List.of(extraArguments));
             server.launch();
             return server;
         }
@@ -82,7 +78,7 @@ public final class RedisServer implements AutoCloseable {
     public static RedisServer startSentinel(String masterName, int masterPort) {
         int port = freePort();
         try {
-            RedisServer sentinel = new RedisServer(locateBinary(), port, List.of());
+            RedisServer sentinel = new RedisServer(RedisBinary.locate(), port, List.of());
             Path config = sentinel.dataDirectory.resolve("sentinel.conf");
             Files.writeString(config, "sentinel monitor " + masterName + " 127.0.0.1 " + masterPort + " 1\n"
                     + "sentinel down-after-milliseconds " + masterName + " 5000\n");
@@ -147,9 +143,32 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the server for good and deletes its log and data directory (a CI run starts hundreds
+     * of servers, and a dump written by {@code SAVE} or {@code DEBUG RELOAD} is megabytes): unlike
+     * after {@link #stop()}, it cannot be {@link #restart() restarted}.
+     */
     @Override
     public void close() {
         stop();
+        try {
+            deleteRecursively(dataDirectory);
+            Files.deleteIfExists(logFile);
+        }
+        catch (IOException ex) {
+            log.warn("Could not delete {} or {}: {}", dataDirectory, logFile, ex.getMessage());
+        }
+    }
+
+    private static void deleteRecursively(Path directory) throws IOException {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
     }
 
     private void launch() throws IOException {
@@ -216,57 +235,6 @@ public final class RedisServer implements AutoCloseable {
         catch (IOException ex) {
             return "(log unreadable: " + ex.getMessage() + ")";
         }
-    }
-
-    static Path locateBinary() throws IOException {
-        String override = System.getenv("BLOOMGUARD_REDIS_SERVER");
-        if (override != null && !override.isBlank()) {
-            return Path.of(override);
-        }
-        String path = System.getenv("PATH");
-        if (path != null) {
-            for (String directory : path.split(File.pathSeparator)) {
-                Path candidate = Path.of(directory, "redis-server");
-                if (Files.isExecutable(candidate)) {
-                    return candidate;
-                }
-            }
-        }
-        return extractShippedBinary();
-    }
-
-    private static Path extractShippedBinary() throws IOException {
-        String resource = shippedResourceName();
-        Path target = Path.of(System.getProperty("java.io.tmpdir"), "bloomguard" + resource);
-        if (Files.isExecutable(target)) {
-            return target;
-        }
-        try (InputStream in = RedisServer.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IOException("No redis-server on PATH and " + resource
-                        + " is not on the classpath (add com.github.codemonstur:embedded-redis)");
-            }
-            Files.createDirectories(target.getParent());
-            Path temporary = Files.createTempFile(target.getParent(), "redis-server", ".part");
-            Files.copy(in, temporary, StandardCopyOption.REPLACE_EXISTING);
-            if (!temporary.toFile().setExecutable(true)) {
-                throw new IOException("Could not make " + temporary + " executable");
-            }
-            Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        }
-        return target;
-    }
-
-    private static String shippedResourceName() {
-        String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
-        boolean arm = System.getProperty("os.arch").toLowerCase(Locale.ROOT).contains("aarch64");
-        if (os.contains("linux")) {
-            return arm ? SHIPPED_LINUX_ARM64 : SHIPPED_LINUX_AMD64;
-        }
-        if (os.contains("mac")) {
-            return arm ? SHIPPED_DARWIN_ARM64 : SHIPPED_DARWIN_AMD64;
-        }
-        throw new IllegalStateException("No shipped redis-server for " + os + "; put redis-server on PATH");
     }
 
     /** A port that was free a moment ago on the loopback interface. */

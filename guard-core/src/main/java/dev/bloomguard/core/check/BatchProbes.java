@@ -88,10 +88,6 @@ final class BatchProbes {
     }
 
     /**
-     * @param replies Redis's replies, one per shard key, or null when the read failed
-     * @param suspendedNow whether blocking is suspended as the replies are read
-     */
-    /**
      * Why {@link #answers} read {@link Membership#NOT_READY}: a shard's marker clear in
      * {@code replies}, else blocking suspended.
      */
@@ -104,6 +100,10 @@ final class BatchProbes {
         return Cause.SUSPENDED;
     }
 
+    /**
+     * @param replies Redis's replies, one per shard key, or null when the read failed
+     * @param suspendedNow whether blocking is suspended as the replies are read
+     */
     List<Membership> answers(List<BitSet> replies, boolean suspendedNow) {
         List<Membership> result = new ArrayList<>(keys.size());
         int index = 0;
