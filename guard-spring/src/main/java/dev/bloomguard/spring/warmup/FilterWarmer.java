@@ -101,14 +101,14 @@ public final class FilterWarmer implements SmartLifecycle {
             task.filter().generations().ifPresent(FilterSchedules::heartbeat);
         }
         for (Task task : tasks.values()) {
-            if (task.source() != null && task.onStartup()) {
+            if (task.source() != null) {
                 // Until this instance knows the live bitmap came from its own query, an "absent" may
                 // be a key only that query returns: bypass it. Confirmed in moments when it did.
                 trust.distrust(task.filter());
-            }
-            else if (task.source() != null) {
-                // Its owner loads it, maybe from another query: looked at now, not one interval on.
-                schedules.watchSource(task);
+                if (!task.onStartup()) {
+                    // Its owner loads it, maybe from another query: looked at now, not one interval on.
+                    schedules.watchSource(task);
+                }
             }
         }
         for (Task task : tasks.values()) {

@@ -111,16 +111,8 @@ class RollingConfigChangeTests {
             try (ConfigurableApplicationContext upgraded = GuardedApp.start(source, redis.port(), "rollout-sql", TABLE,
                     "SELECT id FROM " + TABLE + " WHERE id <= 5000", fastCheck)) {
                 long loaded = System.nanoTime(); // the new instance's startup loaded its query
-                for (long id : onlyInOldQuery) {
-                    GuardedApp.foundWithin(oldInstance, id, loaded, check.plusSeconds(2),
-                            "time the old instance blocks a row its own query returns");
-                }
-                for (int round = 0; round < 20; round++) {
-                    for (long id : onlyInOldQuery) {
-                        assertThat(oldInstance.find(id)).isEqualTo(id);
-                    }
-                    Thread.sleep(check.toMillis() / 2);
-                }
+                foundWithinThenAlways(oldInstance, onlyInOldQuery, loaded, check, 20,
+                        "time the old instance blocks a row its own query returns");
                 assertThat(GuardedApp.rejected(upgraded.getBean(GuardedApp.Directory.class)))
                         .as("the new query's filter blocks absent keys").isGreaterThan(950);
             }
@@ -148,16 +140,8 @@ class RollingConfigChangeTests {
                     "SELECT id FROM " + TABLE + " WHERE id <= 5000",
                     "bloom-guard.rewind-check-interval=" + check.toMillis() + "ms")) {
                 long loaded = System.nanoTime(); // the other instance's startup loaded its query
-                for (long id : onlyInItsQuery) {
-                    GuardedApp.foundWithin(notWarmingInstance, id, loaded, check.plusSeconds(2),
-                            "time the instance that does not warm blocks a row its own query returns");
-                }
-                for (int round = 0; round < 20; round++) {
-                    for (long id : onlyInItsQuery) {
-                        assertThat(notWarmingInstance.find(id)).isEqualTo(id);
-                    }
-                    Thread.sleep(check.toMillis() / 2);
-                }
+                foundWithinThenAlways(notWarmingInstance, onlyInItsQuery, loaded, check, 20,
+                        "time the instance that does not warm blocks a row its own query returns");
                 assertThat(GuardedApp.rejected(other.getBean(GuardedApp.Directory.class)))
                         .as("the other query's filter blocks absent keys").isGreaterThan(950);
             }
@@ -210,24 +194,12 @@ class RollingConfigChangeTests {
             GuardedApp.Directory oldInstance = old.getBean(GuardedApp.Directory.class);
             RedisBloomFilter oldFilter = old.getBean(BloomFilterRegistry.class).filter("user");
             long[] onlyInOldQuery = { 5_002, 7_500, 9_998, 10_000 };
-            long loaded = System.nanoTime();
-            for (long id : onlyInOldQuery) {
-                GuardedApp.foundWithin(oldInstance, id, loaded, check.plusSeconds(2),
-                        "time the old instance blocks a row its own query returns");
-            }
+            foundWithinThenAlways(oldInstance, onlyInOldQuery, System.nanoTime(), check, 0,
+                    "time the old instance blocks a row its own query returns");
 
             oldFilter.setBlockingSuspended(false);
-            long lifted = System.nanoTime();
-            for (long id : onlyInOldQuery) {
-                GuardedApp.foundWithin(oldInstance, id, lifted, check.plusSeconds(2),
-                        "time a suspension lifted from outside lets the old instance block a row its query returns");
-            }
-            for (int round = 0; round < 10; round++) {
-                for (long id : onlyInOldQuery) {
-                    assertThat(oldInstance.find(id)).isEqualTo(id);
-                }
-                Thread.sleep(check.toMillis() / 2);
-            }
+            foundWithinThenAlways(oldInstance, onlyInOldQuery, System.nanoTime(), check, 10,
+                    "time a suspension lifted from outside lets the old instance block a row its query returns");
             assertThat(GuardedApp.rejected(upgraded.getBean(GuardedApp.Directory.class)))
                     .as("the new query's filter blocks absent keys").isGreaterThan(950);
         }
@@ -459,5 +431,22 @@ class RollingConfigChangeTests {
         List<String> live = liveKeys(admin);
         assertThat(live).hasSize(1);
         return live.get(0);
+    }
+
+    /**
+     * Each of {@code ids} is let through within {@code check} and 2 s of {@code since} (saying
+     * {@code what} otherwise), then on every one of {@code rounds} rounds half a check apart.
+     */
+    private static void foundWithinThenAlways(GuardedApp.Directory directory, long[] ids, long since, Duration check,
+            int rounds, String what) throws InterruptedException {
+        for (long id : ids) {
+            GuardedApp.foundWithin(directory, id, since, check.plusSeconds(2), what);
+        }
+        for (int round = 0; round < rounds; round++) {
+            for (long id : ids) {
+                assertThat(directory.find(id)).isEqualTo(id);
+            }
+            Thread.sleep(check.toMillis() / 2);
+        }
     }
 }
