@@ -69,17 +69,17 @@ final class FilterReactions {
         if (loads.backingOff(filter.name())) {
             return;
         }
-        if (!trust.trusts(filter.name())) {
-            if (schedules.leftToOtherQuery(filter.name())) {
-                // Loaded from the other query of a rolling deploy, whose instances it protects:
-                // reloading over it would only make them bypass (and soon reload over this one).
-                // Unless Redis lost it meanwhile: looked at off the check's thread, once a second,
-                // but not when the check's own reply said it is there, only suspended here.
-                if (cause != FilterEvent.Cause.SUSPENDED) {
-                    lookAgainAtForeignFilter(task);
-                }
-                return;
+        if (!trust.trusts(filter.name()) && schedules.leftToOtherQuery(filter.name())) {
+            // Loaded from the other query of a rolling deploy, whose instances it protects:
+            // reloading over it would only make them bypass (and soon reload over this one).
+            // Unless Redis lost it meanwhile: looked at off the check's thread, once a second,
+            // but not when the check's own reply said it is there, only suspended here.
+            if (cause != FilterEvent.Cause.SUSPENDED) {
+                lookAgainAtForeignFilter(task);
             }
+            return;
+        }
+        if (cause == FilterEvent.Cause.SUSPENDED) {
             log.warn("Filter '{}' is not known to be built from its current warmup query; absent keys are let"
                     + " through until it is reloaded", filter.name());
         }

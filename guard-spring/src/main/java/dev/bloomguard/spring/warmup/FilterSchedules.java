@@ -111,13 +111,16 @@ final class FilterSchedules {
      * {@link #FOREIGN_SOURCE_PATIENCE} (the deploy ends with one query; after that, an instance
      * left with another query's filter loads its own; one with {@code warmup.on-startup: false}
      * leaves that to its owner and bypasses meanwhile). Checked every {@code rewind-check-interval},
-     * which bounds how long such a key is blocked.
+     * which bounds how long such a key is blocked, also while a load of this instance runs or
+     * waits for another's lock: that one may swap in its other query's bitmap first. A filter
+     * found missing is not trusted again until its next bitmap is seen to be this query's.
      */
     void watchSource(Task task) {
         RedisBloomFilter filter = task.filter();
-        if (task.source() == null || loads.runningLoad(filter.name()) != null) {
+        if (task.source() == null) {
             return;
         }
+        boolean loading = loads.runningLoad(filter.name()) != null;
         try {
             Optional<Boolean> complete = filter.isComplete();
             if (complete.isEmpty()) {
@@ -125,6 +128,7 @@ final class FilterSchedules {
             }
             if (!complete.get()) {
                 foreignSince.remove(filter.name()); // missing or incomplete: a check's re-warm loads it
+                trust.distrust(filter); // whoever loads it first may load another query
                 return;
             }
             Optional<String> liveSource = filter.liveSourceId();
@@ -134,13 +138,15 @@ final class FilterSchedules {
             boolean ownersUnnamed = liveSource.isEmpty() && !task.onStartup();
             if (ownersUnnamed || liveSource.filter(task.source().fingerprint(filter)::equals).isPresent()) {
                 foreignSince.remove(filter.name());
-                if (!trust.trusts(filter.name()) && filter.lockHolder().isEmpty()) {
+                if (!loading && !trust.trusts(filter.name()) && filter.lockHolder().isEmpty()) {
                     trust.trust(filter);
                     log.info("Filter '{}' is loaded from this instance's warmup query again; blocking", filter.name());
                 }
             }
             else {
-                foreignSince.putIfAbsent(filter.name(), System.nanoTime());
+                if (!loading) {
+                    foreignSince.putIfAbsent(filter.name(), System.nanoTime());
+                }
                 if (trust.distrust(filter)) {
                     log.warn("Filter '{}' was loaded from a warmup query other than this instance's (a deploy that"
                             + " changes it rolling out?): its absent answers are let through until it is loaded from"

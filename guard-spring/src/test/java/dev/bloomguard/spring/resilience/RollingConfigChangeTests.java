@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
@@ -13,11 +15,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.spring.warmup.FilterWarmer;
+import dev.bloomguard.testsupport.Await;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Counter;
@@ -171,6 +176,46 @@ class RollingConfigChangeTests {
                     .as("absent keys blocked once the owner loaded the filter").isGreaterThan(950);
             for (long id = 2; id <= 10_000; id += 2) {
                 assertThat(directory.find(id)).isEqualTo(id);
+            }
+        }
+    }
+
+    /**
+     * An instance whose load waits for another instance's lock (a rebuild asked of it, or a re-warm
+     * after Redis lost the filter) must still notice when that other instance, of the other query
+     * of a rolling deploy, swaps its bitmap in first: it must not block the rows only its own query
+     * returns until its own load has read its whole, slow, query.
+     */
+    @Test
+    void anInstanceWaitingToLoadBlocksNoneOfItsQuerysRowsWhileAnotherQuerysLoadSwapsFirst() throws Exception {
+        GuardedApp.createUsers(TABLE, 5000);
+        Duration check = Duration.ofMillis(200);
+        String slowPause = "WITH pause AS (SELECT pg_sleep(5)) ";
+        try (RedisServer redis = RedisServer.start();
+                ConfigurableApplicationContext old = GuardedApp.start(redis.port(), "rollout-waiting", TABLE,
+                        slowPause + "SELECT id FROM " + TABLE + ", pause",
+                        "bloom-guard.rewind-check-interval=" + check.toMillis() + "ms")) {
+            GuardedApp.Directory oldInstance = old.getBean(GuardedApp.Directory.class);
+            RedisBloomFilter oldFilter = old.getBean(BloomFilterRegistry.class).filter("user");
+            assertThat(GuardedApp.rejected(oldInstance)).as("the old query's filter blocks absent keys").isGreaterThan(950);
+            long[] onlyInOldQuery = { 5_002, 7_500, 9_998, 10_000 };
+
+            CompletableFuture<ConfigurableApplicationContext> upgrading = CompletableFuture.supplyAsync(
+                    () -> GuardedApp.start(redis.port(), "rollout-waiting", TABLE, "WITH pause AS (SELECT pg_sleep(2)) "
+                            + "SELECT id FROM " + TABLE + ", pause WHERE id <= 5000",
+                            "bloom-guard.rewind-check-interval=" + check.toMillis() + "ms"));
+            Await.until("the new instance holds the load lock", Duration.ofSeconds(30),
+                    () -> oldFilter.lockHolder().isPresent());
+            CompletableFuture<LoadReport> rebuild = old.getBean(FilterWarmer.class).rebuild("user");
+            try (ConfigurableApplicationContext upgraded = upgrading.get(60, TimeUnit.SECONDS)) {
+                foundWithinThenAlways(oldInstance, onlyInOldQuery, System.nanoTime(), check, 10,
+                        "time the instance waiting to load blocks a row its own query returns");
+                rebuild.get(60, TimeUnit.SECONDS);
+                assertThat(GuardedApp.rejectedWithin(oldInstance, Duration.ofSeconds(5)))
+                        .as("the old instance blocks absent keys once its own query is loaded again").isGreaterThan(950);
+                for (long id : onlyInOldQuery) {
+                    assertThat(oldInstance.find(id)).isEqualTo(id);
+                }
             }
         }
     }
