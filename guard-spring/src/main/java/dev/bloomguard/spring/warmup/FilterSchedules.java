@@ -113,7 +113,8 @@ final class FilterSchedules {
      * leaves that to its owner and bypasses meanwhile). Checked every {@code rewind-check-interval},
      * which bounds how long such a key is blocked, also while a load of this instance runs or
      * waits for another's lock: that one may swap in its other query's bitmap first. A filter
-     * found missing is not trusted again until its next bitmap is seen to be this query's.
+     * found missing keeps its trust: during auto-resize or a rolling change of geometry another
+     * generation may answer, and a missing own one says nothing of where the next bitmap comes from.
      */
     void watchSource(Task task) {
         RedisBloomFilter filter = task.filter();
@@ -128,7 +129,6 @@ final class FilterSchedules {
             }
             if (!complete.get()) {
                 foreignSince.remove(filter.name()); // missing or incomplete: a check's re-warm loads it
-                trust.distrust(filter); // whoever loads it first may load another query
                 return;
             }
             Optional<String> liveSource = filter.liveSourceId();
