@@ -171,6 +171,7 @@ final class FilterParts {
         int batch = setup.maxBatchSize;
         RememberedMisses.Settings remembered = setup.misses;
         FilterResize.Policy resize = setup.resizePolicy;
+        double maxShrink = setup.maxShrink;
         Executor executor = setup.background;
         return descriptor -> RedisBloomFilter.builder(name, GenerationDescriptor.geometry(descriptor), store)
                 .keyPrefix(prefix).checkTimeout(timeout).instanceId(instance)
@@ -178,7 +179,7 @@ final class FilterParts {
                 .hash(hashOf(store, name, own, prefix, GenerationDescriptor.hashId(descriptor)))
                 .journalRetention(retention)
                 .journalCapacity(capacity).maxBatchSize(batch).rememberMisses(remembered).autoResize(resize)
-                .background(executor).build();
+                .maxShrink(maxShrink).background(executor).build();
     }
 
     /**

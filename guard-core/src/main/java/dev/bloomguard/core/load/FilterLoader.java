@@ -91,16 +91,18 @@ public final class FilterLoader {
 
     /**
      * Refuses a load of {@code count} keys that is more than {@code maxShrink} smaller than the
-     * live filter's last load. Without a recorded live load (a first load, or Redis lost the
-     * metadata) there is nothing to compare with: an empty table is a real state for a new
-     * application, and adds fill the filter from there.
+     * most keys any live generation of the filter was loaded with: its own, and every other one
+     * the rollout registry names (a new or grown generation has no load of its own to compare
+     * with, and a broken source must not fill it with nothing). Without any recorded load (a first
+     * load, or Redis lost the metadata) there is nothing to compare with: an empty table is a real
+     * state for a new application, and adds fill the filter from there.
      */
     void refuseShrink(long count) {
-        // The last load's own count only: the journal holds one entry per add call (an update saved
+        // The loads' own counts only: the journal holds one entry per add call (an update saved
         // again, a catch-up re-adding rows), so counting it would refuse loads of a table that did not shrink.
-        Optional<Long> live = LiveMeta.read(filter).keys();
-        if (live.isPresent() && count < live.get() * (1.0 - maxShrink)) {
-            throw new LoadRefusedException(filter.name(), count, live.get(), maxShrink);
+        long largest = LiveGenerations.largestLoad(filter, keyPrefix);
+        if (largest > 0 && count < largest * (1.0 - maxShrink)) {
+            throw new LoadRefusedException(filter.name(), count, largest, maxShrink);
         }
     }
 

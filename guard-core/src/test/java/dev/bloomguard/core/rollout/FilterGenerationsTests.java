@@ -19,6 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterState;
 import dev.bloomguard.core.HashSecrets;
+import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyHash;
@@ -98,6 +99,40 @@ class FilterGenerationsTests {
         old.load(Stream.of("alice", "given-up"));
         assertThat(old.check("given-up")).isEqualTo(Membership.PRESENT);
         assertThat(old.check("never-added")).isEqualTo(Membership.ABSENT);
+    }
+
+    /**
+     * A deploy grows the filter while the warmup source is broken (a view redefined by mistake): the
+     * new generation has no metadata of its own, so its load must be compared with what the live
+     * generation holds, refused, and never answer; a load of the real table then answers and blocks.
+     */
+    @Test
+    void aNewGenerationLoadedFromASourceThatReturnsAlmostNothingIsRefusedAndNeverAnswers() throws Exception {
+        List<Long> present = LongStream.rangeClosed(1, 2_000).boxed().toList();
+        RedisBloomFilter old = filter(FilterGeometry.of(10_000, 0.01), null, "broken-source");
+        old.generations().orElseThrow().heartbeat();
+        old.load(present.stream());
+        RedisBloomFilter grown = filter(FilterGeometry.of(20_000, 0.01), null, "broken-source");
+        grown.generations().orElseThrow().heartbeat();
+        old.generations().orElseThrow().heartbeat(); // the old instance writes to the new generation too
+        Thread.sleep(RETENTION.toMillis() + 50);
+        old.generations().orElseThrow().heartbeat();
+        grown.generations().orElseThrow().heartbeat();
+        assertThat(grown.generations().orElseThrow().ownCoverable()).isTrue();
+
+        assertThatThrownBy(() -> grown.load(Stream.of(1L, 2L))).isInstanceOf(LoadRefusedException.class)
+                .hasMessageContaining("2000");
+        old.generations().orElseThrow().heartbeat();
+        grown.generations().orElseThrow().heartbeat();
+
+        assertThat(grown.checkAll(present)).as("after the refused load").doesNotContain(Membership.ABSENT);
+        assertThat(old.checkAll(present)).doesNotContain(Membership.ABSENT);
+        grown.load(present.stream());
+        grown.generations().orElseThrow().heartbeat();
+        assertThat(grown.checkAll(present)).as("loaded from the real table").containsOnly(Membership.PRESENT);
+        long blocked = LongStream.rangeClosed(1_000_001, 1_002_000).mapToObj(grown::check)
+                .filter(Membership.ABSENT::equals).count();
+        assertThat(blocked).as("the new generation blocks absent keys").isGreaterThan(1_900);
     }
 
     @Test
