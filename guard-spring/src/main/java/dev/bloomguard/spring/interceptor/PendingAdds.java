@@ -2,16 +2,16 @@ package dev.bloomguard.spring.interceptor;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import org.slf4j.Logger;
@@ -96,8 +96,14 @@ final class PendingAdds implements AutoCloseable {
     private final class Waiting {
 
         private final RedisBloomFilter filter;
-        private final Queue<Object> keys = new ConcurrentLinkedQueue<>();
-        private final AtomicInteger size = new AtomicInteger();
+        /**
+         * The refused adds, one entry per {@link #offer}, guarded by this object. A retry takes
+         * off the entries it sent, by identity: the queue may have been emptied for a re-warm and
+         * refilled while the retry was in flight, and the new entries are still owed.
+         */
+        private final List<List<?>> batches = new ArrayList<>();
+        /** How many keys {@link #batches} hold; read without the lock by {@link #active}. */
+        private volatile int size;
         private volatile boolean scheduled;
         private volatile boolean rewarming;
         /** Set when adds refused during a re-warm could not be kept: another re-warm follows it. */
@@ -110,11 +116,11 @@ final class PendingAdds implements AutoCloseable {
         }
 
         boolean active() {
-            return rewarming || size.get() > 0;
+            return rewarming || size > 0;
         }
 
         synchronized void offer(List<?> added) {
-            if (size.get() + added.size() > capacity) {
+            if (size + added.size() > capacity) {
                 if (rewarming) {
                     // The running re-warm may have read its source before these rows committed:
                     // another one, asked for once it is done, reads it after.
@@ -125,8 +131,8 @@ final class PendingAdds implements AutoCloseable {
                 }
                 return;
             }
-            keys.addAll(added);
-            size.addAndGet(added.size());
+            batches.add(new ArrayList<>(added));
+            size += added.size();
             if (rewarming) {
                 // Kept for after the re-warm, whose source may have been read before these rows
                 // committed: retried once it is live.
@@ -145,9 +151,14 @@ final class PendingAdds implements AutoCloseable {
         }
 
         private void attempt() {
-            List<Object> batch = new ArrayList<>(keys);
+            List<List<?>> sent;
+            synchronized (this) {
+                sent = new ArrayList<>(batches);
+            }
+            List<Object> keys = new ArrayList<>();
+            sent.forEach(keys::addAll);
             try {
-                filter.addAll(batch);
+                filter.addAll(keys);
             }
             catch (RuntimeException ex) {
                 synchronized (this) {
@@ -161,12 +172,12 @@ final class PendingAdds implements AutoCloseable {
                 return;
             }
             synchronized (this) {
-                for (int i = 0; i < batch.size(); i++) {
-                    keys.poll();
-                }
-                size.addAndGet(-batch.size());
-                log.info("Filter '{}': {} add(s) that Redis had refused have landed", filter.name(), batch.size());
-                if (size.get() > 0) {
+                Set<List<?>> landed = Collections.newSetFromMap(new IdentityHashMap<>());
+                landed.addAll(sent);
+                batches.removeIf(landed::contains);
+                size = batches.stream().mapToInt(List::size).sum();
+                log.info("Filter '{}': {} add(s) that Redis had refused have landed", filter.name(), keys.size());
+                if (size > 0 && !rewarming) {
                     delay = firstDelay;
                     schedule();
                 }
@@ -180,8 +191,8 @@ final class PendingAdds implements AutoCloseable {
         private void giveUp(String why) {
             // First, so that the filter is held without a gap while the keys are dropped.
             rewarming = true;
-            keys.clear();
-            size.set(0);
+            batches.clear();
+            size = 0;
             scheduled = false;
             log.error("Filter '{}': {}; this instance lets every key of the filter through until a re-warm"
                     + " from its source is live", filter.name(), why);
@@ -206,7 +217,7 @@ final class PendingAdds implements AutoCloseable {
                             giveUp("more than " + capacity + " adds were refused during its re-warm");
                             return;
                         }
-                        if (size.get() > 0 && !scheduled) {
+                        if (size > 0 && !scheduled) {
                             scheduled = true;
                             failingSinceNanos = System.nanoTime();
                             delay = firstDelay;

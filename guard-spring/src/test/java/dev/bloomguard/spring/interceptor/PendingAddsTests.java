@@ -18,6 +18,10 @@ import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.testsupport.Await;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 
 /**
  * The retry queue of adds Redis refused, against a real Redis that refuses writes
@@ -53,6 +57,43 @@ class PendingAddsTests {
                     () -> filter.check(2_003L) == Membership.PRESENT);
             assertThat(filter.check(2_003L)).isEqualTo(Membership.PRESENT);
             Await.until("the queue lets go once it landed", Duration.ofSeconds(5), () -> !pending.holds("pending-adds"));
+            long blocked = LongStream.rangeClosed(5_001, 6_000).mapToObj(filter::check)
+                    .filter(Membership.ABSENT::equals).count();
+            assertThat(blocked).as("the filter still blocks what nobody added").isGreaterThan(950);
+        }
+    }
+
+    /**
+     * A retry is in flight (Redis slow to answer it) when the queue overflows and gives up for a
+     * re-warm, and a row commits while that re-warm runs: the landed retry must take only its own
+     * keys off the queue, never the new one, whose add is still owed once the re-warm is live.
+     */
+    @Test
+    void aRetryLandingAfterTheQueueGaveUpTakesNoKeyQueuedSinceOffTheQueue() throws Exception {
+        String url = "redis://" + RealServers.redis().host() + ":" + RealServers.redis().port();
+        try (RedisClient client = RedisClient.create(url);
+                StatefulRedisConnection<String, String> admin = client.connect();
+                PendingAdds pending = new PendingAdds(Duration.ofMillis(50), Duration.ofMillis(200), Duration.ofMinutes(2),
+                        2, filter -> rewarm)) {
+            RedisBloomFilter filter = RedisBloomFilter.builder("pending-adds-in-flight", FilterGeometry.of(10_000, 0.01),
+                    LettuceBitmapStore.create(LettuceConnections.of(client), Duration.ofSeconds(5))).build();
+            filter.load(LongStream.rangeClosed(1, 1_000).boxed());
+            // Writes wait 1.5 s in Redis: the first retry is in flight meanwhile.
+            admin.sync().dispatch(CommandType.CLIENT, new StatusOutput<>(StringCodec.UTF8),
+                    new CommandArgs<>(StringCodec.UTF8).add("PAUSE").add(1_500).add("WRITE"));
+            pending.retry(filter, List.of(3_001L));
+            Thread.sleep(400);
+            pending.retry(filter, List.of(3_002L, 3_003L)); // over capacity: gives up, asks for the re-warm
+            pending.retry(filter, List.of(3_004L)); // committed while the re-warm reads its source
+            Await.until("the retry in flight landed", Duration.ofSeconds(5),
+                    () -> filter.check(3_001L) == Membership.PRESENT);
+            assertThat(pending.holds("pending-adds-in-flight")).as("held while the re-warm runs").isTrue();
+            rewarm.complete(null); // the re-warm is live: without 3,004
+
+            Await.until("the add queued during the re-warm landed", Duration.ofSeconds(5),
+                    () -> filter.check(3_004L) == Membership.PRESENT);
+            Await.until("the queue lets go once it landed", Duration.ofSeconds(5),
+                    () -> !pending.holds("pending-adds-in-flight"));
             long blocked = LongStream.rangeClosed(5_001, 6_000).mapToObj(filter::check)
                     .filter(Membership.ABSENT::equals).count();
             assertThat(blocked).as("the filter still blocks what nobody added").isGreaterThan(950);
