@@ -9,6 +9,7 @@ import java.util.stream.Stream;
 
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
+import dev.bloomguard.core.load.CatchUpTurn;
 import dev.bloomguard.core.mirror.MirrorStats;
 import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.redis.BitmapStoreException;
@@ -126,10 +127,22 @@ public interface FilterOperations {
     Optional<Instant> liveSince();
 
     /**
-     * When the load that produced the live bitmap began, before it read its source (by the
-     * loading instance's clock), if the metadata says.
+     * The source's own clock (the database's) just before the load that produced the live bitmap
+     * read it, when that load recorded one ({@link RedisBloomFilter.PendingLoad#load(Iterator,
+     * String, Instant, boolean)}): where a catch-up of rows written since that load begins. Never
+     * the loading instance's clock, which may be skewed from the source's.
      */
-    Optional<Instant> liveLoadStarted();
+    Optional<Instant> liveSourceTime();
+
+    /**
+     * Takes this interval's turn at the catch-up of rows written outside the filter's adds from
+     * the source {@code sourceId}: one instance of the fleet per {@code interval}, each run from
+     * where the fleet's last one began ({@link CatchUpTurn}).
+     *
+     * @return the turn, or empty when another instance has it
+     * @throws BitmapStoreException when Redis fails
+     */
+    Optional<CatchUpTurn> tryCatchUpTurn(String sourceId, Duration interval);
 
     /**
      * Keeps each shard's adds journal within its retention and capacity: every add stays at least

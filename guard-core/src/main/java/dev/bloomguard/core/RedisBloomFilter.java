@@ -13,6 +13,7 @@ import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.internal.FilterContext;
 import dev.bloomguard.core.load.BulkLoad;
+import dev.bloomguard.core.load.CatchUpTurn;
 import dev.bloomguard.core.load.LiveMeta;
 import dev.bloomguard.core.load.LoadLock;
 import dev.bloomguard.core.mirror.MirrorStats;
@@ -220,8 +221,13 @@ public final class RedisBloomFilter implements FilterGuard, FilterOperations {
     }
 
     @Override
-    public Optional<Instant> liveLoadStarted() {
-        return LiveMeta.read(filter).loadStarted();
+    public Optional<Instant> liveSourceTime() {
+        return LiveMeta.read(filter).sourceTime();
+    }
+
+    @Override
+    public Optional<CatchUpTurn> tryCatchUpTurn(String sourceId, Duration interval) {
+        return parts.loader.tryCatchUpTurn(sourceId, interval);
     }
 
     @Override
@@ -262,7 +268,17 @@ public final class RedisBloomFilter implements FilterGuard, FilterOperations {
          *         newer load began meanwhile; load again
          */
         public LoadReport load(Iterator<?> source, String sourceId, boolean force) {
-            return load.load(source, sourceId, force);
+            return load.load(source, sourceId, null, force);
+        }
+
+        /**
+         * As {@link #load(Iterator, String, boolean)}, recording {@code sourceTime}: the source's
+         * own clock (the database's), read before the source took its snapshot. A catch-up of
+         * rows written since this load begins there ({@link RedisBloomFilter#liveSourceTime}),
+         * on any instance, never at the loader's clock.
+         */
+        public LoadReport load(Iterator<?> source, String sourceId, Instant sourceTime, boolean force) {
+            return load.load(source, sourceId, sourceTime, force);
         }
 
         @Override

@@ -122,12 +122,12 @@ public final class BulkLoad implements AutoCloseable {
      *         newer load began meanwhile; load again
      * @throws dev.bloomguard.core.LoadRefusedException when the load shrank the filter too much
      */
-    public LoadReport load(Iterator<?> source, String sourceId, boolean force) {
+    public LoadReport load(Iterator<?> source, String sourceId, Instant sourceTime, boolean force) {
         if (used) {
             throw new IllegalStateException("a pending load of filter '" + filter.name() + "' loads once");
         }
         used = true;
-        LoadReport report = buildAndSwap(source, sourceId, force);
+        LoadReport report = buildAndSwap(source, sourceId, sourceTime, force);
         swapped = true;
         return report;
     }
@@ -151,7 +151,7 @@ public final class BulkLoad implements AutoCloseable {
         }
     }
 
-    private LoadReport buildAndSwap(Iterator<?> source, String sourceId, boolean force) {
+    private LoadReport buildAndSwap(Iterator<?> source, String sourceId, Instant sourceTime, boolean force) {
         FilterGeometry geometry = filter.geometry();
         int shards = geometry.shards();
         String[] staging = new String[shards];
@@ -179,7 +179,7 @@ public final class BulkLoad implements AutoCloseable {
             Instant finished = Instant.now();
             boolean covered = covering && (generations == null || !generations.ownInvalidatedSince(began));
             Map<String, String> meta = LiveMeta.of(finished, count, filter.instanceId(), duration.toMillis(), sourceId,
-                    covered, began);
+                    sourceTime, covered, began);
             long replayed = 0;
             for (int shard = shards - 1; shard >= 0; shard--) {
                 BitmapStore.Staging staged = new BitmapStore.Staging(staging[shard], lengths[shard], populations[shard],

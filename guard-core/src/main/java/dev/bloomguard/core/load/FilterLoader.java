@@ -84,6 +84,11 @@ public final class FilterLoader {
         return loading.get();
     }
 
+    /** See {@link CatchUpTurn}: one instance of the fleet per interval catches up rows written outside the adds. */
+    public Optional<CatchUpTurn> tryCatchUpTurn(String sourceId, Duration interval) {
+        return CatchUpTurn.tryTake(filter, keyPrefix, sourceId, interval);
+    }
+
     /** The last load this instance completed, if any. */
     public Optional<LoadReport> lastLoad() {
         return Optional.ofNullable(lastLoad);

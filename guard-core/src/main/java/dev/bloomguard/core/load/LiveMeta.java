@@ -18,12 +18,14 @@ import dev.bloomguard.core.rollout.LoadOrder;
  * @param keys how many keys the load read from its source
  * @param duration how long the load took, in ms
  * @param source the source's id (a fingerprint of the warmup query)
+ * @param sourceTime the source's own clock (the database's) just before the load read it, when the
+ *        loader could ask it: where a catch-up of rows written since that load begins
  *
  * <p>The swap also writes {@code covered} and {@link LoadOrder#LOAD_BEGAN}, which only
  * {@link FilterGenerations} reads (its rule for a bitmap that may lack some writer's adds).
  */
 public record LiveMeta(Optional<Instant> loadedAt, Optional<Long> keys, Optional<String> loadedBy,
-        Optional<Long> duration, Optional<String> source) {
+        Optional<Long> duration, Optional<String> source, Optional<Instant> sourceTime) {
 
     /** Reads it; throws {@code BitmapStoreException} when Redis does not answer. */
     public static LiveMeta read(FilterContext filter) {
@@ -33,13 +35,7 @@ public record LiveMeta(Optional<Instant> loadedAt, Optional<Long> keys, Optional
     public static LiveMeta of(Map<String, String> meta) {
         return new LiveMeta(number(meta, "loadedAt").map(Instant::ofEpochMilli), number(meta, "keys"),
                 Optional.ofNullable(meta.get("loadedBy")), number(meta, "durationMs"),
-                Optional.ofNullable(meta.get("source")));
-    }
-
-    /** When the load began, before it read its source, by the loader's clock. */
-    public Optional<Instant> loadStarted() {
-        return loadedAt.isEmpty() || duration.isEmpty() ? Optional.empty()
-                : Optional.of(loadedAt.get().minusMillis(duration.get()));
+                Optional.ofNullable(meta.get("source")), number(meta, "sourceTime").map(Instant::ofEpochMilli));
     }
 
     /**
@@ -47,7 +43,7 @@ public record LiveMeta(Optional<Instant> loadedAt, Optional<Long> keys, Optional
      * {@code covered}: whether every instance wrote to this generation when the load began.
      */
     static Map<String, String> of(Instant loadedAt, long keys, String loadedBy, long durationMs, String source,
-            boolean covered, long loadBegan) {
+            Instant sourceTime, boolean covered, long loadBegan) {
         Map<String, String> meta = new LinkedHashMap<>();
         meta.put("loadedAt", Long.toString(loadedAt.toEpochMilli()));
         meta.put("keys", Long.toString(keys));
@@ -55,6 +51,9 @@ public record LiveMeta(Optional<Instant> loadedAt, Optional<Long> keys, Optional
         meta.put("durationMs", Long.toString(durationMs));
         if (source != null) {
             meta.put("source", source);
+        }
+        if (sourceTime != null) {
+            meta.put("sourceTime", Long.toString(sourceTime.toEpochMilli()));
         }
         meta.put("covered", covered ? "1" : "0");
         meta.put(LoadOrder.LOAD_BEGAN, Long.toString(loadBegan));

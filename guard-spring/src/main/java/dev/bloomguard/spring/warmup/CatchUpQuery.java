@@ -88,24 +88,24 @@ public final class CatchUpQuery implements KeySource.CatchUp {
         return interval;
     }
 
-    /** The database's clock now; the application's when the database cannot say. */
+    /**
+     * The database's clock now.
+     *
+     * @throws BloomGuardException when the database cannot say: the application's clock may be
+     *         skewed from the one that stamps the rows, so it never stands in
+     */
     @Override
     public Instant now() {
-        return databaseNow().toInstant();
-    }
-
-    private Timestamp databaseNow() {
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
                 ResultSet now = statement.executeQuery("SELECT CURRENT_TIMESTAMP")) {
             if (now.next() && now.getTimestamp(1) != null) {
-                return now.getTimestamp(1);
+                return now.getTimestamp(1).toInstant();
             }
+            throw new BloomGuardException("SELECT CURRENT_TIMESTAMP returned no time");
         }
         catch (SQLException ex) {
-            log.warn("SELECT CURRENT_TIMESTAMP failed ({}); the catch-up's since comes from the application's clock,"
-                    + " so set warmup.catch-up-overlap above any skew between it and the database's", ex.getMessage());
+            throw new BloomGuardException("SELECT CURRENT_TIMESTAMP failed: " + ex.getMessage(), ex);
         }
-        return new Timestamp(System.currentTimeMillis());
     }
 
     /**

@@ -53,7 +53,6 @@ final class FilterLoads {
     private final Map<String, Long> retryNotBefore = new ConcurrentHashMap<>();
     private final Map<String, Duration> retryDelay = new ConcurrentHashMap<>();
     private final Map<String, Failure> lastFailures = new ConcurrentHashMap<>();
-    private final Map<String, Instant> catchUpSince = new ConcurrentHashMap<>();
 
     FilterLoads(WarmerThreads threads, SourceTrust trust, Duration lockTtl, Duration waitPoll,
             Supplier<GuardMetrics> metrics) {
@@ -88,14 +87,6 @@ final class FilterLoads {
         return Optional.ofNullable(lastFailures.get(filter));
     }
 
-    /** Since when this instance's last load or catch-up of {@code filter} read its rows; null when neither ran. */
-    Instant catchUpSince(String filter) {
-        return catchUpSince.get(filter);
-    }
-
-    void caughtUp(String filter, Instant since) {
-        catchUpSince.merge(filter, since, (one, other) -> one.isAfter(other) ? one : other);
-    }
 
     CompletableFuture<LoadReport> submit(Task task, Supplier<LoadReport> work) {
         String name = task.filter().name();
@@ -239,12 +230,8 @@ final class FilterLoads {
         log.info("Filter '{}': loading from {} ({})", filter.name(), task.source().description(), filter.geometry());
         long started = System.nanoTime();
         try {
-            Instant queryStart = task.source().catchUp().map(KeySource.CatchUp::now).orElse(null);
             LoadReport report = loadComplete(task, force);
             metrics.get().recordLoad(filter.name(), LoadOutcome.SWAPPED, report.keys(), System.nanoTime() - started);
-            if (queryStart != null) {
-                caughtUp(filter.name(), queryStart);
-            }
             trust.trust(filter);
             log.info("Filter '{}': loaded {} keys in {} ms ({} keys/s, {} journaled adds replayed)", filter.name(),
                     report.keys(), report.duration().toMillis(), Math.round(report.keysPerSecond()),

@@ -12,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.load.CatchUpTurn;
 import dev.bloomguard.core.rollout.FilterGenerations;
 import dev.bloomguard.spring.warmup.FilterWarmer.Task;
 
@@ -198,27 +199,41 @@ final class FilterSchedules {
     }
 
     /**
-     * Adds the rows written since this instance's last load or catch-up began; an instance that
-     * has done neither starts from the live bitmap's load. Nothing live yet: the load to come
-     * reads every row.
+     * Adds the rows written since the fleet's last catch-up began, or else since the live
+     * bitmap's load read its source, by the source's own clock as that load recorded it: one
+     * instance of the fleet per interval ({@link CatchUpTurn}), not each of them. A live bitmap
+     * without that time (loaded through the core API, or by an instance without a catch-up) says
+     * nothing of since when rows may be missing: it is loaded again here, which records it.
      */
     private void catchUp(Task task, KeySource.CatchUp catchUp) {
         RedisBloomFilter filter = task.filter();
         try {
-            Instant since = loads.catchUpSince(filter.name());
-            if (since == null) {
-                Optional<Instant> liveLoad = filter.liveLoadStarted();
-                if (liveLoad.isEmpty()) {
-                    return;
-                }
-                since = liveLoad.get();
+            Optional<CatchUpTurn> turn = filter.tryCatchUpTurn(task.source().fingerprint(filter), catchUp.interval());
+            if (turn.isEmpty()) {
+                return; // another instance runs it this interval
             }
-            loads.caughtUp(filter.name(), catchUp.addSince(filter, since));
+            Optional<Instant> since = turn.get().since().or(filter::liveSourceTime);
+            if (since.isEmpty()) {
+                loadForCatchUp(task);
+                return;
+            }
+            turn.get().caughtUp(catchUp.addSince(filter, since.get()));
         }
         catch (RuntimeException ex) {
             log.warn("Filter '{}': catch-up failed ({}); rows written outside @BloomPut since the last one may be"
                     + " blocked until the next in {} ms", filter.name(), ex.getMessage(),
                     catchUp.interval().toMillis());
         }
+    }
+
+    private void loadForCatchUp(Task task) {
+        RedisBloomFilter filter = task.filter();
+        if (!filter.isReady() || !task.onStartup() || loads.backingOff(filter.name())
+                || loads.runningLoad(filter.name()) != null || leftToOtherQuery(filter.name())) {
+            return; // nothing live (the load to come reads every row), or another instance's to load
+        }
+        log.warn("Filter '{}': the live filter does not say when its load read the source, so rows written outside"
+                + " @BloomPut since then cannot be caught up; loading it again", filter.name());
+        loads.submit(task, () -> loads.load(task, false));
     }
 }

@@ -64,8 +64,11 @@ public interface KeySource {
      * for {@code force}. Takes no lock: {@link FilterWarmer} holds the filter's load lock around it.
      */
     static LoadReport load(KeySource source, RedisBloomFilter filter, boolean force) {
+        // The source's clock before its snapshot, recorded with the bitmap: every instance's
+        // catch-up of rows written since this load starts there.
+        Instant sourceTime = source.catchUp().map(CatchUp::now).orElse(null);
         try (RedisBloomFilter.PendingLoad pending = filter.beginLoad(); Stream<?> keys = source.keys(filter)) {
-            return pending.load(keys.iterator(), source.fingerprint(filter), force);
+            return pending.load(keys.iterator(), source.fingerprint(filter), sourceTime, force);
         }
     }
 
@@ -73,15 +76,20 @@ public interface KeySource {
      * Adds to a filter the keys written since a time, every {@link #interval()}.
      *
      * <p>Times are the source's own clock ({@link #now()}), so that clock skew between the
-     * application and the source cannot skip a key. The warmer asks for {@link #now()} just
-     * before each load and catches up from there once the load is live.
+     * application and the source cannot skip a key. {@link KeySource#load} asks for
+     * {@link #now()} just before each load and records it with the live bitmap; every instance
+     * catches up from there once the load is live.
      */
     interface CatchUp {
 
         /** How often {@link #addSince} runs. */
         Duration interval();
 
-        /** The source's clock now. */
+        /**
+         * The source's clock now.
+         *
+         * @throws RuntimeException when the source cannot say: no other clock stands in for it
+         */
         Instant now();
 
         /**

@@ -88,6 +88,43 @@ class CatchUpTests {
         }
     }
 
+    /**
+     * The instance that loaded the filter is gone (a deploy replaced it), and its host's clock ran
+     * ten minutes ahead of the database's. An instance that did not load catches up from the live
+     * load's own database time, never from the loader's clock: a row inserted after the load is
+     * found by its catch-up, not skipped as "before the load".
+     */
+    @Test
+    void anInstanceThatDidNotLoadCatchesUpFromTheLoadsDatabaseTimeNotTheLoadersClock() throws Exception {
+        RealServers.execute("DELETE FROM " + TABLE + " WHERE id > 5000000");
+        String prefix = prefix();
+        String[] catchUp = { "bloom-guard.filters.user.warmup.catch-up-sql=" + CATCH_UP_SQL,
+                "bloom-guard.filters.user.warmup.catch-up-interval=300ms",
+                "bloom-guard.filters.user.warmup.catch-up-overlap=200ms" };
+        String meta;
+        try (ConfigurableApplicationContext loader = GuardedApp.start(REDIS.port(), prefix, TABLE, WARMUP_SQL, catchUp)) {
+            meta = loader.getBean(BloomFilterRegistry.class).filter("user").keys().meta();
+        }
+        String loadedBy = REDIS.admin().hget(meta, "loadedBy");
+        long loadedAt = Long.parseLong(REDIS.admin().hget(meta, "loadedAt"));
+        REDIS.admin().hset(meta, "loadedAt", Long.toString(loadedAt + Duration.ofDays(2).toMillis()));
+        RealServers.execute("INSERT INTO " + TABLE + " (id) VALUES (5000005)");
+        Thread.sleep(1_000); // longer ago than the catch-up's overlap when the next instance starts
+
+        try (ConfigurableApplicationContext context = GuardedApp.start(REDIS.port(), prefix, TABLE, WARMUP_SQL, catchUp)) {
+            RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            Await.until("the catch-up query", Duration.ofSeconds(10), () -> filter.check(5_000_005L) == Membership.PRESENT);
+
+            assertThat(REDIS.admin().hget(meta, "loadedBy")).as("the live bitmap is still the first instance's load")
+                    .isEqualTo(loadedBy);
+
+            assertThat(directory.find(5_000_005L)).isEqualTo(5_000_005L);
+            long rejected = LongStream.iterate(1, id -> id + 2).limit(1_000).filter(id -> rejects(directory, id)).count();
+            assertThat(rejected).as("absent ids rejected").isGreaterThan(950);
+        }
+    }
+
     @Test
     void startupNamesAFilterThatLearnsOfOtherWritersOnlyThroughBloomPut(CapturedOutput output) {
         try (ConfigurableApplicationContext context = GuardedApp.start(REDIS.port(), prefix(), TABLE, WARMUP_SQL)) {

@@ -44,6 +44,7 @@ class MultipleInstancesTests {
 
     private static final String TABLE = "fleet_users";
     private static final String CALLS = "fleet_warmup_calls";
+    private static final String CATCH_UP_CALLS = "fleet_catch_up_calls";
     /** Counts its own executions in a sequence (sequences ignore the warmup's rollback). */
     private static final String WARMUP_SQL = "SELECT id FROM counted_fleet_users()";
 
@@ -60,7 +61,11 @@ class MultipleInstancesTests {
                 "DROP SEQUENCE IF EXISTS " + CALLS, "CREATE SEQUENCE " + CALLS,
                 "CREATE OR REPLACE FUNCTION counted_fleet_users() RETURNS TABLE (id BIGINT) AS $$ "
                         + "BEGIN PERFORM nextval('" + CALLS + "'); RETURN QUERY SELECT u.id FROM " + TABLE + " u; END "
-                        + "$$ LANGUAGE plpgsql VOLATILE");
+                        + "$$ LANGUAGE plpgsql VOLATILE",
+                "DROP SEQUENCE IF EXISTS " + CATCH_UP_CALLS, "CREATE SEQUENCE " + CATCH_UP_CALLS,
+                "CREATE OR REPLACE FUNCTION counted_fleet_catch_up(since TIMESTAMPTZ) RETURNS TABLE (id BIGINT) AS $$ "
+                        + "BEGIN PERFORM nextval('" + CATCH_UP_CALLS + "'); RETURN QUERY SELECT u.id FROM " + TABLE
+                        + " u WHERE u.id > 100000; END $$ LANGUAGE plpgsql VOLATILE");
     }
 
     @BeforeEach
@@ -93,6 +98,36 @@ class MultipleInstancesTests {
         }
         finally {
             starter.shutdownNow();
+        }
+    }
+
+    /**
+     * Rows written outside {@code @BloomPut} need one catch-up query per interval for the whole
+     * fleet, not one per instance (and as many journal entries per row): the instances take turns.
+     */
+    @Test
+    void oneInstanceOfTheFleetRunsEachCatchUpQuery() throws Exception {
+        String prefix = prefix();
+        String[] catchUp = { "bloom-guard.filters.user.warmup.catch-up-sql=SELECT id FROM counted_fleet_catch_up(:since)",
+                "bloom-guard.filters.user.warmup.catch-up-interval=300ms" };
+        try (ConfigurableApplicationContext a = GuardedApp.start(REDIS.port(), prefix, TABLE, WARMUP_SQL, catchUp);
+                ConfigurableApplicationContext b = GuardedApp.start(REDIS.port(), prefix, TABLE, WARMUP_SQL, catchUp)) {
+            RealServers.execute("INSERT INTO " + TABLE + " (id) VALUES (100001)");
+            for (ConfigurableApplicationContext instance : List.of(a, b)) {
+                RedisBloomFilter filter = instance.getBean(BloomFilterRegistry.class).filter("user");
+                Await.until("the row caught up", Duration.ofSeconds(10), () -> filter.check(100_001L) == Membership.PRESENT);
+            }
+            long before = catchUpCalls();
+            Thread.sleep(3_000);
+            long runs = catchUpCalls() - before;
+
+            // One turn per 300 ms for the fleet: 10 in 3 s, where each of two instances would run its own 10.
+            assertThat(runs).as("catch-up queries run by two instances in 3 s").isBetween(3L, 12L);
+            GuardedApp.Directory directory = b.getBean(GuardedApp.Directory.class);
+            assertThat(directory.find(100_001L)).isEqualTo(100_001L);
+            long rejected = LongStream.iterate(100_003, id -> id + 2).limit(1_000)
+                    .filter(id -> RedisOutageTests.rejects(directory, id)).count();
+            assertThat(rejected).as("absent ids rejected").isGreaterThan(950);
         }
     }
 
@@ -292,6 +327,11 @@ class MultipleInstancesTests {
 
     private static String prefix() {
         return "fleet" + (++testNumber);
+    }
+
+    private static long catchUpCalls() {
+        return new JdbcTemplate(RealServers.postgres().dataSource())
+                .queryForObject("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM " + CATCH_UP_CALLS, Long.class);
     }
 
     private static long warmupCalls() {
