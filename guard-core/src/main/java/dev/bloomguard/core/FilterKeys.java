@@ -110,7 +110,10 @@ public final class FilterKeys {
         return shardLive[shard] + ":staging:" + UUID.randomUUID().toString().substring(0, 8);
     }
 
-    /** The swap script's metadata key of {@code shard}; only shard 0's carries fields. */
+    /**
+     * The swap script's metadata key of {@code shard}: {@code loadedAt} and what the shard's
+     * remembered misses and add marks tell each other; shard 0's ({@link #meta()}) carries the rest.
+     */
     public String meta(int shard) {
         return shardLive[shard] + ":meta";
     }

@@ -89,7 +89,8 @@ final class FilterParts {
                         trust == null ? events::hearing : trust::trusts, background);
         mirrored[0] = mirror;
         this.misses = setup.misses == null ? null
-                : new RememberedMisses(name, keys, setup.store, setup.misses, setup.checkTimeout, events);
+                : new RememberedMisses(name, keys, key -> filter.place(key, new long[setup.geometry.hashes()], 0),
+                        setup.store, setup.misses, setup.checkTimeout, events);
         NotReadySignals[] signalled = new NotReadySignals[1];
         this.generations = setup.rolloutHeartbeat == null ? null
                 : new FilterGenerations(facade, setup.store, setup.keyPrefix, setup.instanceId,

@@ -184,7 +184,10 @@ public final class BulkLoad implements AutoCloseable {
             for (int shard = shards - 1; shard >= 0; shard--) {
                 BitmapStore.Staging staged = new BitmapStore.Staging(staging[shard], lengths[shard], populations[shard],
                         token, mark, markIndexes[shard]);
-                replayed += JournalReplay.replayAndSwap(filter, staged, shard, shard == 0 ? meta : Map.of());
+                // Every shard's :meta names the load it swapped in, which its remembered misses are
+                // kept under (they live in the key's shard's slot: see MissKeys); shard 0's says the rest.
+                replayed += JournalReplay.replayAndSwap(filter, staged, shard,
+                        shard == 0 ? meta : Map.of(LiveMeta.LOADED_AT, meta.get(LiveMeta.LOADED_AT)));
                 staging[shard] = null;
             }
             return loader.swapped(count, replayed, started, finished, populations);

@@ -27,6 +27,9 @@ import dev.bloomguard.core.rollout.LoadOrder;
 public record LiveMeta(Optional<Instant> loadedAt, Optional<Long> keys, Optional<String> loadedBy,
         Optional<Long> duration, Optional<String> source, Optional<Instant> sourceTime) {
 
+    /** The field naming the load that swapped the bitmap in: on every shard's {@code :meta}, the rest on shard 0's only. */
+    static final String LOADED_AT = "loadedAt";
+
     /** Reads it; throws {@code BitmapStoreException} when Redis does not answer. */
     public static LiveMeta read(FilterContext filter) {
         return of(filter.store().hashGetAll(filter.keys().meta()));
@@ -45,7 +48,7 @@ public record LiveMeta(Optional<Instant> loadedAt, Optional<Long> keys, Optional
     static Map<String, String> of(Instant loadedAt, long keys, String loadedBy, long durationMs, String source,
             Instant sourceTime, boolean covered, long loadBegan) {
         Map<String, String> meta = new LinkedHashMap<>();
-        meta.put("loadedAt", Long.toString(loadedAt.toEpochMilli()));
+        meta.put(LOADED_AT, Long.toString(loadedAt.toEpochMilli()));
         meta.put("keys", Long.toString(keys));
         meta.put("loadedBy", loadedBy);
         meta.put("durationMs", Long.toString(durationMs));

@@ -11,7 +11,10 @@ import dev.bloomguard.core.hash.KeyEncoding;
 /**
  * The Redis names of a filter's remembered misses, apart from {@link RememberedMisses} (and from
  * Caffeine, which it needs): every add forgets, whether or not its own instance remembers.
- * Both live in shard 0's hash slot, beside {@code :meta}.
+ * Both live in the key's own shard's hash slot, beside that shard's {@code :meta}, its bits and its
+ * add count: on a Redis Cluster one node holds them all, and whatever state of that node a
+ * failover brings back, the forget came before the add's bits in it. Never in another shard's
+ * slot, whose node could come back without the forget while the bits stay.
  */
 public final class MissKeys {
 
@@ -27,14 +30,14 @@ public final class MissKeys {
     private MissKeys() {
     }
 
-    /** The hash that remembers misses of the key of {@code canonicalBytes}, one field per lookup. */
-    public static String miss(FilterKeys keys, String digest) {
-        return keys.live() + ":miss:" + digest;
+    /** The hash that remembers misses of the key of {@code digest}, in {@code shard}, one field per lookup. */
+    public static String miss(FilterKeys keys, int shard, String digest) {
+        return keys.live(shard) + ":miss:" + digest;
     }
 
-    /** The mark of a key just added, which refuses remembers of it for a while. */
-    public static String added(FilterKeys keys, String digest) {
-        return keys.live() + ":added:" + digest;
+    /** The mark of a key of {@code shard} just added, which refuses remembers of it for a while. */
+    public static String added(FilterKeys keys, int shard, String digest) {
+        return keys.live(shard) + ":added:" + digest;
     }
 
     /**

@@ -31,7 +31,8 @@ import dev.bloomguard.core.redis.BitmapStore;
  * orders must not make the user's profile 404. An add of the key forgets it for every lookup.
  *
  * <p><b>Redis decides, memory only points.</b> Each remembered key is a Redis hash
- * {@code <live key>:miss:<digest>} (in shard 0's hash slot, beside {@code :meta}) with a field per
+ * {@code <live key>:miss:<digest>} (in the key's own shard's hash slot, beside that shard's
+ * {@code :meta}, bits and add count: see {@link MissKeys}) with a field per
  * scope that holds the {@code loadedAt} of the live load it was remembered under and when it
  * expires (by Redis's clock); the hash expires with its last field. This
  * instance keeps a bounded index in memory (Caffeine) of the keys it, or with {@code shared} any
@@ -95,6 +96,8 @@ public final class RememberedMisses {
 
     private final String name;
     private final FilterKeys keys;
+    /** A canonical key's shard, whose slot holds its miss. */
+    private final ToIntFunction<Object> shardOf;
     private final BitmapStore store;
     private final Settings settings;
     private final Duration checkTimeout;
@@ -106,10 +109,11 @@ public final class RememberedMisses {
     /**
      * @param events the filter's channel, told of what this instance remembers and forgets when {@code shared}
      */
-    public RememberedMisses(String name, FilterKeys keys, BitmapStore store, Settings settings, Duration checkTimeout,
-            FilterEvents events) {
+    public RememberedMisses(String name, FilterKeys keys, ToIntFunction<Object> shardOf, BitmapStore store,
+            Settings settings, Duration checkTimeout, FilterEvents events) {
         this.name = name;
         this.keys = keys;
+        this.shardOf = shardOf;
         this.store = store;
         this.settings = settings;
         this.checkTimeout = checkTimeout;
@@ -137,7 +141,9 @@ public final class RememberedMisses {
         }
         CompletableFuture<Boolean> confirmed;
         try {
-            confirmed = store.missRememberedAsync(missKey(bytes), scope, keys.meta(), checkTimeout);
+            int shard = shardOf.applyAsInt(canonicalKey);
+            confirmed = store.missRememberedAsync(MissKeys.miss(keys, shard, MissKeys.digest(bytes)), scope,
+                    keys.meta(shard), checkTimeout);
         }
         catch (RuntimeException ex) {
             confirmed = CompletableFuture.failedFuture(ex);
@@ -197,8 +203,9 @@ public final class RememberedMisses {
      * the other instances' indexes. Completes once Redis has done both, or with the store's error.
      */
     public CompletableFuture<Void> forgetAsync(Collection<?> canonicalKeys) {
-        List<String> missKeys = new ArrayList<>(canonicalKeys.size());
-        List<String> addedKeys = new ArrayList<>(canonicalKeys.size());
+        // By shard: each shard's marks and deletes go to its own slot, in the order the store keeps.
+        Map<Integer, List<String>> missKeys = new TreeMap<>();
+        Map<Integer, List<String>> addedKeys = new TreeMap<>();
         List<Long> hashes = new ArrayList<>(canonicalKeys.size());
         for (Object key : canonicalKeys) {
             byte[] bytes = KeyEncoding.canonicalBytes(key);
@@ -208,20 +215,23 @@ public final class RememberedMisses {
                 index.invalidate(hash);
             }
             String digest = MissKeys.digest(bytes);
-            missKeys.add(missKey(digest));
-            addedKeys.add(addedKey(digest));
+            int shard = shardOf.applyAsInt(key);
+            missKeys.computeIfAbsent(shard, any -> new ArrayList<>()).add(MissKeys.miss(keys, shard, digest));
+            addedKeys.computeIfAbsent(shard, any -> new ArrayList<>()).add(MissKeys.added(keys, shard, digest));
         }
         if (missKeys.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
-        CompletableFuture<Void> forgotten;
-        try {
-            forgotten = store.forgetMissesAsync(missKeys, addedKeys, ADDED_WINDOW);
+        List<CompletableFuture<Void>> forgotten = new ArrayList<>(missKeys.size());
+        for (Map.Entry<Integer, List<String>> shard : missKeys.entrySet()) {
+            try {
+                forgotten.add(store.forgetMissesAsync(shard.getValue(), addedKeys.get(shard.getKey()), ADDED_WINDOW));
+            }
+            catch (RuntimeException ex) {
+                forgotten.add(CompletableFuture.failedFuture(ex));
+            }
         }
-        catch (RuntimeException ex) {
-            forgotten = CompletableFuture.failedFuture(ex);
-        }
-        return forgotten.thenRun(() -> {
+        return CompletableFuture.allOf(forgotten.toArray(CompletableFuture[]::new)).thenRun(() -> {
             if (settings.shared() && !hashes.isEmpty()) {
                 events.publishForgotten(hashes);
             }
@@ -252,21 +262,9 @@ public final class RememberedMisses {
         return index.estimatedSize();
     }
 
-    /** The Redis key that remembers {@code canonicalKey}'s miss: in shard 0's slot, beside {@code :meta}. */
+    /** The Redis key that remembers {@code canonicalKey}'s miss: in its shard's slot, beside that shard's {@code :meta}. */
     public String missKey(Object canonicalKey) {
-        return missKey(KeyEncoding.canonicalBytes(canonicalKey));
-    }
-
-    private String missKey(byte[] canonicalBytes) {
-        return missKey(MissKeys.digest(canonicalBytes));
-    }
-
-    private String missKey(String digest) {
-        return MissKeys.miss(keys, digest);
-    }
-
-    private String addedKey(String digest) {
-        return MissKeys.added(keys, digest);
+        return MissKeys.miss(keys, shardOf.applyAsInt(canonicalKey), MissKeys.digest(canonicalKey));
     }
 
     /**

@@ -3,6 +3,8 @@ package dev.bloomguard.core.write;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
@@ -124,22 +126,29 @@ public final class FilterWrites {
         if (misses != null) {
             return misses.forgetAsync(canonicalKeys);
         }
-        List<String> missKeys = new ArrayList<>(canonicalKeys.size());
-        List<String> addedKeys = new ArrayList<>(canonicalKeys.size());
+        // By shard: each shard's meta, marks and misses share its slot, and one script call each.
+        Map<Integer, List<String>> missKeys = new TreeMap<>();
+        Map<Integer, List<String>> addedKeys = new TreeMap<>();
+        long[] offsets = new long[filter.geometry().hashes()];
         for (Object key : canonicalKeys) {
             String digest = MissKeys.digest(key);
-            missKeys.add(MissKeys.miss(filter.keys(), digest));
-            addedKeys.add(MissKeys.added(filter.keys(), digest));
+            int shard = filter.place(key, offsets, 0);
+            missKeys.computeIfAbsent(shard, any -> new ArrayList<>()).add(MissKeys.miss(filter.keys(), shard, digest));
+            addedKeys.computeIfAbsent(shard, any -> new ArrayList<>()).add(MissKeys.added(filter.keys(), shard, digest));
         }
-        try {
-            // Marks too while some instance remembers misses of the filter: it may remember while this
-            // one, without misses of its own, adds. None otherwise (they would outlive a deleted generation).
-            return filter.store().forgetMissesIfInUseAsync(filter.keys().meta(), missKeys, addedKeys,
-                    MissKeys.ADDED_WINDOW);
+        List<CompletableFuture<Void>> forgotten = new ArrayList<>(missKeys.size());
+        for (Map.Entry<Integer, List<String>> shard : missKeys.entrySet()) {
+            try {
+                // Marks too while some instance remembers misses of the filter: it may remember while this
+                // one, without misses of its own, adds. None otherwise (they would outlive a deleted generation).
+                forgotten.add(filter.store().forgetMissesIfInUseAsync(filter.keys().meta(shard.getKey()),
+                        shard.getValue(), addedKeys.get(shard.getKey()), MissKeys.ADDED_WINDOW));
+            }
+            catch (RuntimeException ex) {
+                forgotten.add(CompletableFuture.failedFuture(ex));
+            }
         }
-        catch (RuntimeException ex) {
-            return CompletableFuture.failedFuture(ex);
-        }
+        return CompletableFuture.allOf(forgotten.toArray(CompletableFuture[]::new));
     }
 
     /**

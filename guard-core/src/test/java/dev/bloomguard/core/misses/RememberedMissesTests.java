@@ -2,9 +2,12 @@ package dev.bloomguard.core.misses;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
@@ -18,11 +21,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.hash.BitPositions;
+import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.RealRedis;
 import dev.bloomguard.testsupport.Await;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
 
 /**
  * Remembered misses against a real {@code redis-server}, with two filter objects of one name
@@ -283,6 +290,70 @@ class RememberedMissesTests {
             }
         }
         return -1;
+    }
+
+    /**
+     * On a Redis Cluster, the node that holds shard 0 fails over to a replica that never got the
+     * add's forget, while the add's bits and count live on the key's own shard's node. The miss
+     * must not come back: an instance whose index still points at it would reject a key that
+     * exists. Played on one server by putting back shard 0's slot as it was before the add.
+     */
+    @Test
+    void aFailoverOfTheNodeHoldingShardZeroBringsBackNoMissThatAnAddForgot() {
+        FilterGeometry sharded = FilterGeometry.withShards(40_000, 0.01, 4);
+        RememberedMisses.Settings unshared = new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false);
+        String name = REDIS.filterName() + "-sharded";
+        RedisBloomFilter writer = RedisBloomFilter.builder(name, sharded, REDIS.store()).checkTimeout(TIMEOUT)
+                .rememberMisses(unshared).build();
+        RedisBloomFilter reader = RedisBloomFilter.builder(name, sharded, REDIS.store()).checkTimeout(TIMEOUT)
+                .rememberMisses(unshared).build();
+        try (RedisClient admin = RedisClient.create("redis://127.0.0.1:" + REDIS.port());
+                StatefulRedisConnection<byte[], byte[]> raw = admin.connect(ByteArrayCodec.INSTANCE)) {
+            writer.load(LongStream.rangeClosed(1, 20_000).boxed());
+            long key = LongStream.iterate(30_001, id -> id + 1).filter(id -> shardOf(sharded, id) != 0).findFirst()
+                    .orElseThrow();
+            assertThat(reader.rememberMissAsync(key, LOOKUP, System.nanoTime()).join()).isTrue();
+            Map<byte[], byte[]> shardZero = dump(raw.sync(), writer.keys().live(0));
+
+            writer.add(key);
+            restore(raw.sync(), writer.keys().live(0), shardZero); // failed over to the replica behind
+
+            assertThat(reader.check(key)).isEqualTo(Membership.PRESENT);
+            assertThat(reader.isRememberedMissAsync(key, LOOKUP).join()).as("the miss the add forgot").isFalse();
+            long other = LongStream.iterate(key + 1, id -> id + 1).filter(id -> shardOf(sharded, id) != 0).findFirst()
+                    .orElseThrow();
+            assertThat(reader.rememberMissAsync(other, LOOKUP, System.nanoTime()).join()).isTrue();
+            assertThat(reader.isRememberedMissAsync(other, LOOKUP).join()).as("a miss nobody forgot").isTrue();
+            long blocked = LongStream.range(1_000_000, 1_001_000).filter(id -> reader.check(id) == Membership.ABSENT)
+                    .count();
+            assertThat(blocked).as("absent ids of 1,000 blocked").isGreaterThan(950);
+        }
+        finally {
+            writer.close();
+            reader.close();
+        }
+    }
+
+    private static int shardOf(FilterGeometry geometry, long key) {
+        return BitPositions.fillSharded(KeyHash.murmur3(), key, geometry.bits(), geometry.hashes(), geometry.shards(),
+                new long[geometry.hashes()], 0);
+    }
+
+    /** Every key of the slot whose names begin with {@code slotKey}, as DUMP gives it. */
+    private static Map<byte[], byte[]> dump(RedisCommands<byte[], byte[]> redis, String slotKey) {
+        Map<byte[], byte[]> dumped = new LinkedHashMap<>();
+        for (byte[] name : redis.keys((slotKey + "*").getBytes(StandardCharsets.UTF_8))) {
+            dumped.put(name, redis.dump(name));
+        }
+        return dumped;
+    }
+
+    /** Puts the slot back as {@link #dump} found it: keys made since are gone, the others as they were. */
+    private static void restore(RedisCommands<byte[], byte[]> redis, String slotKey, Map<byte[], byte[]> dumped) {
+        for (byte[] name : redis.keys((slotKey + "*").getBytes(StandardCharsets.UTF_8))) {
+            redis.del(name);
+        }
+        dumped.forEach((name, value) -> redis.restore(name, 0, value));
     }
 
     @Test

@@ -207,7 +207,7 @@ class UnderAttackTests {
                 creating.create(id); // @BloomPut: the add (and its forget) come before the commit
                 // The transaction goes on for longer than the add's mark lives:
                 instances.get(0).getBean(StringRedisTemplate.class)
-                        .delete(MissKeys.added(filter.keys(), MissKeys.digest(id)));
+                        .delete(MissKeys.added(filter.keys(), 0, MissKeys.digest(id)));
                 try {
                     // Elsewhere the row is not visible yet: the miss is remembered, and rejects.
                     assertThat(elsewhere.submit(() -> looking.find(id)).get(10, TimeUnit.SECONDS)).isEmpty();

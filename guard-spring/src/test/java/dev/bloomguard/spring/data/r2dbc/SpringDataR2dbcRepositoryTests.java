@@ -113,7 +113,7 @@ class SpringDataR2dbcRepositoryTests {
         Item saved = transaction.transactional(items.save(new Item(null, "long-transaction"))
                 .flatMap(item -> Mono.fromCallable(() -> {
                     // The transaction goes on for longer than the add's mark lives:
-                    redis.delete(MissKeys.added(filter.keys(), MissKeys.digest(item.id())));
+                    redis.delete(MissKeys.added(filter.keys(), 0, MissKeys.digest(item.id())));
                     // Elsewhere (no transaction in that subscriber's context) the row is not visible
                     // yet: the miss is remembered, and rejects.
                     assertThat(items.findById(item.id()).block(WAIT)).isNull();
@@ -131,7 +131,7 @@ class SpringDataR2dbcRepositoryTests {
         long id = 5_000_001L; // passes the filter, but has no row
         RedisBloomFilter filter = filters.filter("item");
         filter.add(id);
-        redis.delete(MissKeys.added(filter.keys(), MissKeys.digest(id)));
+        redis.delete(MissKeys.added(filter.keys(), 0, MissKeys.digest(id)));
         TransactionalOperator transaction = TransactionalOperator.create(transactionManager);
 
         // A transaction may read a snapshot older than its check: what it did not find is not remembered.
