@@ -83,7 +83,8 @@ final class FilterParts {
         // A mirror that blocks on its clear bits must hear every add: see TrustLease.
         BitmapMirror[] mirrored = new BitmapMirror[1];
         this.trust = setup.mirror == null || !setup.mirror.trustAbsent() ? null
-                : new TrustLease(name, keys.meta(), events, () -> mirrored[0].clear());
+                : new TrustLease(name, keys.meta(), events, setup.instanceId, setup.geometry.shards(),
+                        shard -> setup.store.hashGetAll(keys.addCount(shard)), () -> mirrored[0].clear());
         this.mirror = setup.mirror == null ? null
                 : new BitmapMirror(name, keys::live, setup.geometry, setup.store, setup.mirror,
                         trust == null ? events::hearing : trust::trusts, background);

@@ -1,6 +1,7 @@
 package dev.bloomguard.core.events;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -26,6 +27,9 @@ import dev.bloomguard.core.redis.PackedOffsets;
  * {@link Listener#onSubscribed} (pub/sub keeps nothing for a subscriber that is away).
  *
  * <p>Messages: {@code 'A'}, the shard (4 bytes), the packed offsets ({@link PackedOffsets});
+ * {@code 'C'}, the same with the writer's {@link AddCount} after the shard (the count, 8 bytes; the
+ * keys added, 4 bytes; the writer's id, 2 bytes of length and its UTF-8), which a trusting mirror
+ * tallies to notice an add whose message never arrived;
  * {@code 'S'} alone; {@code 'R'} or {@code 'F'} and 8-byte index hashes; {@code 'P'}, an 8-byte
  * sender and an 8-byte sequence number (a ping; releases before it ignore it). Part of the stored
  * format: instances of two releases share the channel during an upgrade.
@@ -37,6 +41,11 @@ public final class FilterEvents implements AutoCloseable {
 
         /** Another instance added keys whose bits in {@code shard} are {@code offsets}. */
         default void onAdd(int shard, long[] offsets) {
+        }
+
+        /** As {@link #onAdd(int, long[])}, from a writer that counted the add ({@code counted}). */
+        default void onAdd(int shard, long[] offsets, AddCount counted) {
+            onAdd(shard, offsets);
         }
 
         /** Another instance swapped in a new load: what was learnt of the old one is void. */
@@ -66,10 +75,19 @@ public final class FilterEvents implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FilterEvents.class);
 
     static final byte ADD = 'A';
+    static final byte COUNTED_ADD = 'C';
     static final byte SWAP = 'S';
     static final byte REMEMBER = 'R';
     static final byte FORGET = 'F';
     static final byte PING = 'P';
+
+    /**
+     * Where an add stands in its writer's count of adds to a shard ({@code FilterKeys#addCount},
+     * the field named by the writer's instance id): the count after the add, and how many keys
+     * the add counted. Every add's count is in Redis whether or not its message arrives.
+     */
+    public record AddCount(String writer, long count, int added) {
+    }
 
     private final String filter;
     private final String channel;
@@ -138,9 +156,9 @@ public final class FilterEvents implements AutoCloseable {
      * Tells a mirror that trusts its clear bits, if there is one ({@link BitmapStore#announceAsync}),
      * about an add of an instance without a mirror; without waiting, a failure logged.
      */
-    public void announceAddAsync(String metaKey, int shard, long[] offsets, int count) {
+    public void announceAddAsync(String metaKey, int shard, long[] offsets, int count, AddCount counted) {
         try {
-            store.announceAsync(metaKey, channel, encodeAdd(shard, offsets, count)).exceptionally(error -> {
+            store.announceAsync(metaKey, channel, encodeAdd(shard, offsets, count, counted)).exceptionally(error -> {
                 log.debug("Filter '{}': could not announce an add: {}", filter, error.getMessage());
                 return false;
             });
@@ -162,9 +180,12 @@ public final class FilterEvents implements AutoCloseable {
         return store.renewTrust(metaKey, channel, ping, ttl);
     }
 
-    /** Tells other mirrors about an add, without waiting; a failure is only logged (see the class comment). */
-    public void publishAddAsync(int shard, long[] offsets, int count) {
-        publishQuietly(encodeAdd(shard, offsets, count), "an add");
+    /**
+     * Tells other mirrors about an add, without waiting; a failure is only logged (see the class
+     * comment). {@code counted}: the add's count, or null when the writer did not count it.
+     */
+    public void publishAddAsync(int shard, long[] offsets, int count, AddCount counted) {
+        publishQuietly(encodeAdd(shard, offsets, count, counted), "an add");
     }
 
     /** Tells other instances about a swap; throws, so that the caller can say what the failure costs. */
@@ -211,21 +232,32 @@ public final class FilterEvents implements AutoCloseable {
     }
 
     static byte[] encodeAdd(int shard, long[] offsets, int count) {
+        return encodeAdd(shard, offsets, count, null);
+    }
+
+    static byte[] encodeAdd(int shard, long[] offsets, int count, AddCount counted) {
         byte[] packed = PackedOffsets.pack(offsets, 0, count);
-        byte[] message = new byte[packed.length + 5];
-        message[0] = ADD;
-        message[1] = (byte) (shard >>> 24);
-        message[2] = (byte) (shard >>> 16);
-        message[3] = (byte) (shard >>> 8);
-        message[4] = (byte) shard;
-        System.arraycopy(packed, 0, message, 5, packed.length);
-        return message;
+        if (counted == null) {
+            return ByteBuffer.allocate(packed.length + 5).put(ADD).putInt(shard).put(packed).array();
+        }
+        byte[] writer = counted.writer().getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(packed.length + 19 + writer.length).put(COUNTED_ADD).putInt(shard)
+                .putLong(counted.count()).putInt(counted.added()).putShort((short) writer.length).put(writer)
+                .put(packed).array();
     }
 
     static byte[] encodeHashes(byte type, List<Long> hashes) {
         ByteBuffer event = ByteBuffer.allocate(1 + 8 * hashes.size()).put(type);
         hashes.forEach(event::putLong);
         return event.array();
+    }
+
+    private static long[] offsets(byte[] message, int start) {
+        long[] offsets = new long[(message.length - start) / 4];
+        for (int i = 0; i < offsets.length; i++) {
+            offsets[i] = PackedOffsets.unpack(message, start + i * 4);
+        }
+        return offsets;
     }
 
     /** Hands {@code message} to {@code listener}; a message of no known shape is ignored. */
@@ -237,11 +269,21 @@ public final class FilterEvents implements AutoCloseable {
             case SWAP -> listener.onSwap();
             case ADD -> {
                 if (message.length >= 5 && (message.length - 5) % 4 == 0) {
-                    long[] offsets = new long[(message.length - 5) / 4];
-                    for (int i = 0; i < offsets.length; i++) {
-                        offsets[i] = PackedOffsets.unpack(message, 5 + i * 4);
+                    listener.onAdd((int) PackedOffsets.unpack(message, 1), offsets(message, 5));
+                }
+            }
+            case COUNTED_ADD -> {
+                if (message.length >= 19) {
+                    ByteBuffer buffer = ByteBuffer.wrap(message, 1, message.length - 1);
+                    int shard = buffer.getInt();
+                    long count = buffer.getLong();
+                    int added = buffer.getInt();
+                    int writerLength = Short.toUnsignedInt(buffer.getShort());
+                    int packedStart = 19 + writerLength;
+                    if (message.length >= packedStart && (message.length - packedStart) % 4 == 0) {
+                        String writer = new String(message, 19, writerLength, StandardCharsets.UTF_8);
+                        listener.onAdd(shard, offsets(message, packedStart), new AddCount(writer, count, added));
                     }
-                    listener.onAdd((int) PackedOffsets.unpack(message, 1), offsets);
                 }
             }
             case REMEMBER, FORGET -> {

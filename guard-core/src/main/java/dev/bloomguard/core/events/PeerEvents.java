@@ -31,6 +31,15 @@ public final class PeerEvents implements FilterEvents.Listener {
         }
     }
 
+    /** Applied first, then counted as heard: a trusting mirror never counts bits it does not hold yet. */
+    @Override
+    public void onAdd(int shard, long[] offsets, FilterEvents.AddCount counted) {
+        onAdd(shard, offsets);
+        if (trust != null) {
+            trust.heardAdd(shard, counted);
+        }
+    }
+
     @Override
     public void onSwap() {
         if (mirror != null) {

@@ -1,6 +1,9 @@
 package dev.bloomguard.core.mirror;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -8,6 +11,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.IntFunction;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +36,10 @@ import dev.bloomguard.core.redis.BitmapStoreException;
  * client. Each renewal publishes a ping after the field, and this instance must have heard one
  * sent within {@link #HEARD_WITHIN}: everything Redis published before it has arrived, so an add
  * it has not heard of is one of the last few seconds at most.
+ * <li><b>Every add's message arrived.</b> A message can be lost before it reaches Redis (the
+ * writer's ACL refuses the channel, its circuit is open, the command is cancelled), and no ping
+ * shows that. Each renewal reads every shard's add counts ({@link AddsHeard}): an add Redis
+ * counted at the previous renewal whose message has not arrived since empties the mirror.
  * </ul>
  */
 public final class TrustLease implements AutoCloseable {
@@ -55,6 +63,9 @@ public final class TrustLease implements AutoCloseable {
     private final String metaKey;
     private final FilterEvents events;
     private final Runnable distrust;
+    private final AddsHeard addsHeard;
+    private final IntFunction<Map<String, String>> addCounts;
+    private final int shards;
     private final long sender = ThreadLocalRandom.current().nextLong();
     private final AtomicLong sequence = new AtomicLong();
     private final AtomicLongArray sentAt = new AtomicLongArray(PINGS_REMEMBERED);
@@ -68,13 +79,24 @@ public final class TrustLease implements AutoCloseable {
 
     /**
      * @param metaKey the filter's {@code :meta} hash
+     * @param instanceId this instance's id, the field of its own add counts
+     * @param addCounts reads a shard's add counts from Redis ({@code FilterKeys#addCount}: instance id to count)
      * @param distrust empties the mirror: what it read before may lack unannounced adds
      */
-    public TrustLease(String name, String metaKey, FilterEvents events, Runnable distrust) {
+    public TrustLease(String name, String metaKey, FilterEvents events, String instanceId, int shards,
+            IntFunction<Map<String, String>> addCounts, Runnable distrust) {
         this.name = name;
         this.metaKey = metaKey;
         this.events = events;
+        this.addsHeard = new AddsHeard(instanceId, shards);
+        this.addCounts = addCounts;
+        this.shards = shards;
         this.distrust = distrust;
+    }
+
+    /** Another instance's add arrived, its bits already applied to the mirror. */
+    public void heardAdd(int shard, FilterEvents.AddCount counted) {
+        addsHeard.heard(shard, counted);
     }
 
     public void start() {
@@ -116,6 +138,17 @@ public final class TrustLease implements AutoCloseable {
             log.warn("Filter '{}': the mirror's trust lease was not renewed", name, ex);
             return;
         }
+        List<Map<String, String>> counts = new ArrayList<>(shards);
+        try {
+            for (int shard = 0; shard < shards; shard++) {
+                counts.add(addCounts.apply(shard));
+            }
+        }
+        catch (RuntimeException ex) {
+            // Nothing to hold the messages against: this renewal does not extend the trust.
+            log.debug("Filter '{}': the mirror's trust lease could not read the add counts: {}", name, ex.getMessage());
+            return;
+        }
         long before = lease[0];
         long after = lease[1];
         long redisNow = lease[2];
@@ -131,11 +164,24 @@ public final class TrustLease implements AutoCloseable {
             }
             return;
         }
-        if (written == 0 || before < written || before <= redisNow) {
+        String unheard = null;
+        for (int shard = 0; shard < shards; shard++) {
+            String found = addsHeard.unheard(shard, counts.get(shard));
+            unheard = unheard == null ? found : unheard;
+        }
+        if (written == 0 || before < written || before <= redisNow || unheard != null) {
             // Writers without a mirror may have added without announcing: this lease is new, Redis
-            // lost the field, or it ran out. What the mirror read before now may lack those adds.
+            // lost the field, or it ran out; or an add's message never arrived. What the mirror
+            // read before now may lack those adds; the counts read above are in what it reads next.
+            for (int shard = 0; shard < shards; shard++) {
+                addsHeard.rebase(shard, counts.get(shard));
+            }
             distrust.run();
-            if (written != 0) {
+            if (unheard != null && written != 0) {
+                log.warn("Filter '{}': the mirror never heard of an add Redis counted ({}); its pages are read again",
+                        name, unheard);
+            }
+            else if (written != 0) {
                 log.info("Filter '{}': the mirror's trust lease was {} in Redis; its pages are read again", name,
                         before <= redisNow ? "out of date" : "lost");
             }

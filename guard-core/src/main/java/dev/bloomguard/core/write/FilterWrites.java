@@ -61,8 +61,9 @@ public final class FilterWrites {
             return;
         }
         BitmapStoreException notForgotten = forgetMissesFirst(keys);
-        afterAdds(adds, filter.store().journalAndSetBitsMany(adds.batch));
-        announce(adds);
+        List<BitmapStore.AddReceipt> receipts = filter.store().journalAndSetBitsMany(adds.batch);
+        afterAdds(adds, receipts);
+        announce(adds, receipts);
         others.run();
         if (notForgotten != null) {
             throw notForgotten;
@@ -84,7 +85,7 @@ public final class FilterWrites {
         return forgotten.thenCompose(notForgotten -> filter.store().journalAndSetBitsManyAsync(adds.batch)
                 .thenAccept(receipts -> {
                     afterAdds(adds, receipts);
-                    announce(adds);
+                    announce(adds, receipts);
                 }).thenCompose(done -> others.get())
                 .thenRun(() -> {
                     if (notForgotten != null) {
@@ -184,15 +185,19 @@ public final class FilterWrites {
      * Sent once the adds have landed, without waiting: another instance may still block such a
      * key from memory for the moment the event takes.
      */
-    private void announce(AddBatch adds) {
+    private void announce(AddBatch adds, List<BitmapStore.AddReceipt> receipts) {
         for (int i = 0; i < adds.batch.size(); i++) {
             long[] all = adds.batch.get(i).offsets();
+            long count = receipts.get(i).addCount();
+            // With its count, so that a trusting mirror notices when this message never arrives.
+            FilterEvents.AddCount counted = count < 0 ? null
+                    : new FilterEvents.AddCount(filter.instanceId(), count, adds.batch.get(i).entries().size());
             if (mirror != null) {
                 mirror.apply(adds.shards.get(i), all, 0, all.length);
-                events.publishAddAsync(adds.shards.get(i), all, all.length);
+                events.publishAddAsync(adds.shards.get(i), all, all.length, counted);
             }
             else {
-                events.announceAddAsync(filter.keys().meta(), adds.shards.get(i), all, all.length);
+                events.announceAddAsync(filter.keys().meta(), adds.shards.get(i), all, all.length, counted);
             }
         }
     }

@@ -24,6 +24,12 @@ class FilterEventsTests {
         }
 
         @Override
+        public void onAdd(int shard, long[] offsets, FilterEvents.AddCount counted) {
+            heard.add("add " + shard + " " + Arrays.toString(offsets) + " by " + counted.writer() + " at "
+                    + counted.count() + " (+" + counted.added() + ")");
+        }
+
+        @Override
         public void onSwap() {
             heard.add("swap");
         }
@@ -48,6 +54,19 @@ class FilterEventsTests {
 
         assertThat(message).hasSize(5 + 4 * offsets.length).startsWith('A');
         assertThat(heard).containsExactly("add 3 [0, 7, 958527, 4294967295]");
+    }
+
+    @Test
+    void aCountedAddDecodesToItsShardOffsetsAndItsWritersCount() {
+        long[] offsets = { 5, (1L << 32) - 1 };
+        FilterEvents.AddCount counted = new FilterEvents.AddCount("instance-é1", 1L << 40, 3);
+
+        byte[] message = FilterEvents.encodeAdd(2, offsets, offsets.length, counted);
+        FilterEvents.decode(message, listener);
+        FilterEvents.decode(Arrays.copyOf(message, message.length - 1), listener); // cut: ignored
+
+        assertThat(message).startsWith('C');
+        assertThat(heard).containsExactly("add 2 [5, 4294967295] by instance-é1 at 1099511627776 (+3)");
     }
 
     @Test

@@ -25,11 +25,15 @@ import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.BitPositions;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceClients;
+import dev.bloomguard.core.redis.LettuceConnections;
 import dev.bloomguard.embedded.DelayingProxy;
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.testsupport.AbsentKeys;
 import dev.bloomguard.testsupport.Await;
 import dev.bloomguard.testsupport.RedisServerExtension;
+import io.lettuce.core.AclSetuserArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -374,6 +378,42 @@ class BitmapMirrorTests {
     }
 
     /**
+     * A writer's add lands but its message never reaches Redis: its ACL refuses the channel
+     * (NOPERM), as an open circuit or a cancelled command would lose it too. A trusting mirror
+     * that still hears its own pings must not go on blocking the key from a page read before the
+     * add: the shard's add counts, read at each renewal of its trust, show an add it never heard.
+     */
+    @Test
+    void anAddWhoseMessageNeverReachedRedisIsNotBlockedFromATrustingMirrorsMemory() throws Exception {
+        redis.admin().aclSetuser("no-channels", AclSetuserArgs.Builder.on().addPassword("secret").allKeys()
+                .allCommands().resetChannels());
+        RedisClient client = RedisClient.create(RedisURI.builder().withHost("127.0.0.1").withPort(redis.port())
+                .withAuthentication("no-channels", "secret".toCharArray()).build());
+        String name = name();
+        RedisBloomFilter trusting = mirrored(name, storeA, trusting(Duration.ofMinutes(10)));
+        try (LettuceConnections connections = LettuceConnections.owning(client)) {
+            RedisBloomFilter writer = RedisBloomFilter.builder(name, geometry(),
+                    LettuceBitmapStore.create(connections, Duration.ofSeconds(10))).checkTimeout(TIMEOUT).build();
+            writer.load(LongStream.rangeClosed(1, 10_000).boxed());
+            awaitHearing(trusting);
+            warmTrustedPages(trusting);
+            List<Long> added = absentKeys(trusting, 50);
+
+            added.forEach(writer::add);
+
+            await("adds never announced, noticed", () -> added.stream().noneMatch(id -> trusting.check(id) == Membership.ABSENT));
+            assertThat(added).allMatch(id -> trusting.check(id) == Membership.PRESENT);
+            warmTrustedPages(trusting);
+            long blocked = LongStream.range(60_000_000, 60_001_000)
+                    .filter(id -> trusting.check(id) == Membership.ABSENT).count();
+            assertThat(blocked).as("absent keys of 1,000 still blocked").isGreaterThan(900);
+        }
+        finally {
+            trusting.close();
+        }
+    }
+
+    /**
      * Pub/sub drops what is published while a subscriber is disconnected (a network cut, a
      * Redis that killed a slow subscriber over its output buffer limit), and the client
      * resubscribes by itself. A trusting mirror must neither block from memory while it cannot
@@ -521,7 +561,7 @@ class BitmapMirrorTests {
             listening.addListener(new RedisPubSubAdapter<>() {
                 @Override
                 public void message(byte[] channel, byte[] message) {
-                    if (message.length > 0 && message[0] == 'A') {
+                    if (message.length > 0 && message[0] == 'C') { // an add, with its writer's count
                         addsHeard.incrementAndGet();
                     }
                 }
