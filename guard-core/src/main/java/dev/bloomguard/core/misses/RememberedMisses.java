@@ -6,8 +6,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToIntFunction;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -165,7 +169,8 @@ public final class RememberedMisses {
      * Remembers that the method guarded by the check that began at {@code checkStartedNanos}
      * ({@link System#nanoTime()}) found nothing for {@code canonicalKey}. Completes with whether
      * it was remembered: not when the method took longer than {@link #MAX_REMEMBER_DELAY}, when
-     * the key was added a moment ago, when the filter has no live load, or when Redis failed.
+     * the key was added a moment ago, when the filter has no live load, or when Redis failed or
+     * did not answer within the check timeout (the caller waits for this before it returns).
      */
     public CompletableFuture<Boolean> rememberAsync(Object canonicalKey, String scope, long checkStartedNanos) {
         if (System.nanoTime() - checkStartedNanos > MAX_REMEMBER_DELAY.toNanos()) {
@@ -176,15 +181,18 @@ public final class RememberedMisses {
         String digest = MissKeys.digest(bytes);
         CompletableFuture<Boolean> remembered;
         try {
-            remembered = store.rememberMissAsync(missKey(digest), scope, addedKey(digest), keys.meta(),
+            int shard = shardOf.applyAsInt(canonicalKey);
+            remembered = store.rememberMissAsync(MissKeys.miss(keys, shard, digest), scope,
+                    MissKeys.added(keys, shard, digest), keys.meta(shard),
                     settings.ttl(), checkStartedNanos + MAX_REMEMBER_DELAY.toNanos());
         }
         catch (RuntimeException ex) {
             remembered = CompletableFuture.failedFuture(ex);
         }
-        return remembered.handle((done, error) -> {
+        // The caller waits for it before it returns: it costs what a check costs at most, never a write's timeout.
+        return remembered.orTimeout(checkTimeout.toNanos(), TimeUnit.NANOSECONDS).handle((done, error) -> {
             if (error != null) {
-                log.debug("Filter '{}': could not remember a miss: {}", name, error.getMessage());
+                log.debug("Filter '{}': could not remember a miss: {}", name, String.valueOf(error));
                 return Boolean.FALSE;
             }
             if (done) {

@@ -23,10 +23,12 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.misses.MissKeys;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.embedded.RedisServer;
@@ -312,6 +314,40 @@ class RedisOutageTests {
             log.info("Check latency with Redis paused (CLIENT PAUSE), circuit closed: max {} µs", max(paused) / 1000);
             assertThat(max(paused)).isLessThan(REDIS_TIMEOUT.plus(MARGIN).toNanos());
             Await.until("blocking again after the pause", Duration.ofSeconds(10), () -> rejects(directory, absent));
+        }
+    }
+
+    /**
+     * A lookup that found nothing remembers the miss before it returns; with Redis's writes paused
+     * (the check still answers) that write must cost no more than a check does (redis-timeout),
+     * not the write timeout.
+     */
+    @Test
+    void aNotFoundLookupWithRedisPausedCostsAtMostTheTimeout() throws Exception {
+        try (ConfigurableApplicationContext context = GuardedApp.start(REDIS.port(), "outage" + (++testNumber), TABLE,
+                WARMUP_SQL, "bloom-guard.filters.user.negative-cache.enabled=true");
+                RedisClient client = RedisClient.create("redis://127.0.0.1:" + REDIS.port());
+                StatefulRedisConnection<String, String> admin = client.connect()) {
+            GuardedApp.Directory directory = context.getBean(GuardedApp.Directory.class);
+            RedisBloomFilter filter = context.getBean(BloomFilterRegistry.class).filter("user");
+            long rowless = absentKeys(filter, 1).get(0);
+            filter.add(rowless); // passes the filter, but has no row: a miss to remember
+            context.getBean(StringRedisTemplate.class) // as if the add's mark had run out
+                    .delete(MissKeys.added(filter.keys(), 0, MissKeys.digest(rowless)));
+            // Writes (and scripts) wait in Redis, reads do not: the check answers, the remember waits.
+            admin.sync().dispatch(CommandType.CLIENT, new StatusOutput<>(StringCodec.UTF8),
+                    new CommandArgs<>(StringCodec.UTF8).add("PAUSE").add(3_000).add("WRITE"));
+            long started = System.nanoTime();
+            assertThat(directory.lookup(rowless)).isEmpty();
+            long took = System.nanoTime() - started;
+            log.info("A not-found lookup with Redis's writes paused (CLIENT PAUSE WRITE): {} µs", took / 1000);
+            assertThat(took).as("the check, and the remember bounded by redis-timeout")
+                    .isLessThan(REDIS_TIMEOUT.multipliedBy(2).plus(MARGIN).toNanos());
+
+            Await.until("the miss remembered and rejected after the pause", Duration.ofSeconds(10),
+                    () -> rejects(() -> directory.lookup(rowless)));
+            long absent = absentKeys(filter, 1).get(0);
+            assertThat(rejects(directory, absent)).as("an absent id").isTrue();
         }
     }
 
