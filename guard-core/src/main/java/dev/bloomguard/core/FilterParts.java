@@ -107,7 +107,7 @@ final class FilterParts {
                 () -> signals.notReady(Cause.REDIS_REWOUND));
         this.writes = new FilterWrites(filter, mirror, misses, events, rewinds, journal);
         this.loader = new FilterLoader(filter, setup.keyPrefix, generations, events, mirror, misses, setup.maxShrink,
-                journal, setup.resizePolicy, report -> publisher.publish(new FilterEvent.Loaded(facade, report)));
+                setup.loadHold, journal, setup.resizePolicy, report -> publisher.publish(new FilterEvent.Loaded(facade, report)));
         this.lock = new LoadLock(filter);
         this.status = new StatusReader(filter, checks, loader, lock, setup.resizedFrom);
     }
@@ -174,6 +174,7 @@ final class FilterParts {
         RememberedMisses.Settings remembered = setup.misses;
         FilterResize.Policy resize = setup.resizePolicy;
         double maxShrink = setup.maxShrink;
+        Duration hold = setup.loadHold;
         Executor executor = setup.background;
         return descriptor -> RedisBloomFilter.builder(name, GenerationDescriptor.geometry(descriptor), store)
                 .keyPrefix(prefix).checkTimeout(timeout).instanceId(instance)
@@ -181,7 +182,7 @@ final class FilterParts {
                 .hash(hashOf(store, name, own, prefix, GenerationDescriptor.hashId(descriptor)))
                 .journalRetention(retention)
                 .journalCapacity(capacity).maxBatchSize(batch).rememberMisses(remembered).autoResize(resize)
-                .maxShrink(maxShrink).background(executor).build();
+                .maxShrink(maxShrink).loadHold(hold).background(executor).build();
     }
 
     /**

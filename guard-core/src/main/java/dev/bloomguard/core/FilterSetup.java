@@ -44,6 +44,7 @@ public abstract sealed class FilterSetup permits RedisBloomFilter.Builder {
     String instanceId = defaultInstanceId();
     long journalCapacity = 1_000_000;
     Duration journalRetention = Duration.ofMinutes(10);
+    Duration loadHold = Duration.ofMinutes(1);
     Duration rolloutHeartbeat;
     Duration rolloutGrace;
     double maxShrink = 0.5;
@@ -113,6 +114,17 @@ public abstract sealed class FilterSetup permits RedisBloomFilter.Builder {
         checkArgument(journalRetention != null && !journalRetention.isNegative(),
                 "journal retention (%s) must not be negative", journalRetention);
         this.journalRetention = journalRetention;
+        return self();
+    }
+
+    /**
+     * How long a load's hold on the journals outlives a loader that died mid-load (default 1
+     * minute; renewed every third of it while the load runs). While it holds, the journals are
+     * neither rotated nor trimmed to their capacity, so that the load finds its mark at its swap.
+     */
+    public RedisBloomFilter.Builder loadHold(Duration loadHold) {
+        checkArgument(loadHold != null && loadHold.toMillis() >= 3, "load hold (%s) must be at least 3 ms", loadHold);
+        this.loadHold = loadHold;
         return self();
     }
 

@@ -7,6 +7,10 @@ import java.time.Instant;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.IncompleteLoadException;
@@ -37,6 +41,13 @@ public final class BulkLoad implements AutoCloseable {
     /** A staging key left by a crashed load disappears by itself after this. */
     private static final Duration STAGING_EXPIRY = Duration.ofHours(1);
 
+    /** Renews the holds of the loads running in this process. */
+    private static final ScheduledExecutorService HOLDS = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "bloomguard-load-hold");
+        thread.setDaemon(true);
+        return thread;
+    });
+
     private final FilterLoader loader;
     private final FilterContext filter;
     private final FilterGenerations generations;
@@ -54,6 +65,7 @@ public final class BulkLoad implements AutoCloseable {
     private final long began;
     private boolean used;
     private boolean swapped;
+    private ScheduledFuture<?> holding;
 
     BulkLoad(FilterLoader loader) {
         this.loader = loader;
@@ -76,12 +88,31 @@ public final class BulkLoad implements AutoCloseable {
         try {
             for (; begun < filter.geometry().shards(); begun++) {
                 markIndexes[begun] = filter.store().beginJournalLoad(filter.keys().journalKeys(begun), token, mark,
-                        STAGING_EXPIRY);
+                        loader.hold);
             }
+            long period = Math.max(1, loader.hold.toMillis() / 3);
+            holding = HOLDS.scheduleAtFixedRate(this::renewHold, period, period, TimeUnit.MILLISECONDS);
         }
         catch (RuntimeException ex) {
             abandon(begun);
             throw ex;
+        }
+    }
+
+    /**
+     * Keeps the hold on every journal while this load runs; a loader that died leaves it to expire
+     * within one hold, and the journals rotate and trim again. A hold that lapsed (a pause longer
+     * than it) costs this load its swap, never a key: its mark may have left the journal.
+     */
+    private void renewHold() {
+        try {
+            for (int shard = 0; shard < markIndexes.length; shard++) {
+                filter.store().expireIfEquals(filter.keys().journalKeys(shard).loading(), token, loader.hold);
+            }
+        }
+        catch (RuntimeException ex) {
+            filter.log().debug("Filter '{}': could not renew a load's hold on the journal: {}", filter.name(),
+                    ex.getMessage());
         }
     }
 
@@ -138,6 +169,7 @@ public final class BulkLoad implements AutoCloseable {
      */
     @Override
     public void close() {
+        holding.cancel(false);
         try {
             if (!swapped) {
                 abandon(filter.geometry().shards());

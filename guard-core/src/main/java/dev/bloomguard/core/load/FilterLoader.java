@@ -31,6 +31,8 @@ public final class FilterLoader {
     private final BitmapMirror mirror;
     private final RememberedMisses misses;
     private final double maxShrink;
+    /** How long a load's hold on the journals outlives a loader that died; renewed while it runs. */
+    final Duration hold;
     private final JournalUpkeep journal;
     final OverCapacity overCapacity;
     final AtomicBoolean loading = new AtomicBoolean();
@@ -45,7 +47,7 @@ public final class FilterLoader {
      * @param loaded told of each load that swapped in, on the loading thread; must return at once
      */
     public FilterLoader(FilterContext filter, String keyPrefix, FilterGenerations generations, FilterEvents events,
-            BitmapMirror mirror, RememberedMisses misses, double maxShrink, JournalUpkeep journal,
+            BitmapMirror mirror, RememberedMisses misses, double maxShrink, Duration hold, JournalUpkeep journal,
             FilterResize.Policy resizePolicy, Consumer<LoadReport> loaded) {
         this.filter = filter;
         this.keyPrefix = keyPrefix;
@@ -54,6 +56,7 @@ public final class FilterLoader {
         this.mirror = mirror;
         this.misses = misses;
         this.maxShrink = maxShrink;
+        this.hold = hold;
         this.journal = journal;
         this.overCapacity = new OverCapacity(filter, keyPrefix, resizePolicy);
         this.loaded = loaded;

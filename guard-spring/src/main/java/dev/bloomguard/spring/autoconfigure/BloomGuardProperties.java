@@ -62,7 +62,10 @@ public class BloomGuardProperties {
      */
     private int maxBatchSize = 1_000;
 
-    /** How long a load lock outlives an instance that crashed while loading; renewed while the load runs. */
+    /**
+     * How long a load lock, and the load's hold on the adds journal, outlive an instance that
+     * crashed while loading; renewed while the load runs.
+     */
     private Duration lockTtl = Duration.ofSeconds(30);
 
     /** Stops checks from waiting on a Redis that keeps failing. */

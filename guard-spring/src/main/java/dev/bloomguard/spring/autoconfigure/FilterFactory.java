@@ -86,6 +86,8 @@ final class FilterFactory {
                 .maxShrink(settings.getRebuild().getMaxShrink())
                 .journalRetention(properties.getJournal().getRetention())
                 .journalCapacity(properties.getJournal().getCapacity())
+                // A crashed loader's hold on the journals goes when its load lock does.
+                .loadHold(properties.getLockTtl())
                 .maxBatchSize(properties.getMaxBatchSize())
                 .rollout(properties.getRollout().getHeartbeatInterval(), properties.getRollout().getGracePeriod())
                 // The circuit's transitions are heard once per store (CircuitTransitionLog), not per filter.
