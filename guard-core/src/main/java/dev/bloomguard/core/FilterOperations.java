@@ -91,7 +91,7 @@ public interface FilterOperations {
      */
     default LoadReport load(Iterator<?> source, String sourceId, boolean force) {
         try (RedisBloomFilter.PendingLoad pending = beginLoad()) {
-            return pending.load(source, sourceId, force);
+            return pending.load(source, sourceId, null, force);
         }
     }
 

@@ -37,7 +37,8 @@ import dev.bloomguard.core.rollout.FilterGenerations;
  * answers during a rolling change ({@link FilterGenerations}) and chunks large batches;
  * {@link FilterParts} holds the parts it reaches, one package each: {@code check}, {@code write},
  * {@code load}, {@code status}, {@code events}, {@code mirror} and {@code misses}. Its settings are
- * {@link FilterSetup}'s. See {@code docs/architecture.md}.
+ * {@link FilterSetup}'s. See {@code docs/architecture.md}. Its length is its two interfaces' one-line
+ * delegations and the public nested types of a load; there is no other seam to split it along.
  */
 public final class RedisBloomFilter implements FilterGuard, FilterOperations {
 
@@ -263,19 +264,11 @@ public final class RedisBloomFilter implements FilterGuard, FilterOperations {
         /**
          * Builds the bitmap from {@code source}, uploads it and swaps it in; see
          * {@link RedisBloomFilter#load(Iterator, String, boolean)}. Once per pending load.
+         * {@code sourceTime}, if known: the source's own clock (the database's) before it took its
+         * snapshot, where a catch-up of rows written since begins ({@link RedisBloomFilter#liveSourceTime}).
          *
          * @throws IncompleteLoadException when Redis lost part of the load before the swap, or a
          *         newer load began meanwhile; load again
-         */
-        public LoadReport load(Iterator<?> source, String sourceId, boolean force) {
-            return load.load(source, sourceId, null, force);
-        }
-
-        /**
-         * As {@link #load(Iterator, String, boolean)}, recording {@code sourceTime}: the source's
-         * own clock (the database's), read before the source took its snapshot. A catch-up of
-         * rows written since this load begins there ({@link RedisBloomFilter#liveSourceTime}),
-         * on any instance, never at the loader's clock.
          */
         public LoadReport load(Iterator<?> source, String sourceId, Instant sourceTime, boolean force) {
             return load.load(source, sourceId, sourceTime, force);

@@ -176,7 +176,7 @@ class InMemoryBitmapStoreTests {
             instanceB.load(LongStream.rangeClosed(1, 2_000).boxed());
 
             Throwable failure = catchThrowable(() -> stale.load(LongStream.rangeClosed(1, 1_000).boxed().iterator(),
-                    null, false));
+                    null, null, false));
 
             assertThat(failure).isInstanceOf(IncompleteLoadException.class).hasMessageContaining("newer load");
         }

@@ -347,7 +347,7 @@ class FilterGenerationsTests {
         try (RedisBloomFilter.PendingLoad load = second.beginLoad()) {
             upgradedAdd.accept(5_003L);
             load.load(Stream.concat(LongStream.rangeClosed(1, 100).boxed(), Stream.of(5_000L, 5_001L)).iterator(),
-                    null, false);
+                    null, null, false);
         }
         second.generations().orElseThrow().heartbeat();
         returning.generations().orElseThrow().heartbeat();
