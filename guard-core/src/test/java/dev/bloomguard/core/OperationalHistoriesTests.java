@@ -1,0 +1,137 @@
+package dev.bloomguard.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+
+import dev.bloomguard.core.histories.History;
+import dev.bloomguard.core.histories.Step;
+import dev.bloomguard.core.redis.LettuceClients;
+import dev.bloomguard.embedded.RedisServer;
+
+/**
+ * Histories nobody thought of: random sequences of what happens to a filter in production, played
+ * by three instances of one filter on a real redis-server against a model of the committed keys
+ * (a key is committed once an add of it returned, or when it is in the source a load reads). The
+ * property: no committed key is ever answered ABSENT, nor rejected as a remembered miss, once the
+ * bound the README states for that day has passed (after Redis went back in time, the next
+ * rewind check of every instance; otherwise at once).
+ *
+ * <p>The steps: adds on any instance, refused adds while Redis refuses writes, loads on any
+ * instance (some from a broken source that returns nothing), FLUSHALL, a snapshot and a restart from it (Redis gone back in time), remembered
+ * misses, a loader killed mid-load, the upkeep the starter schedules (heartbeats, rewind checks,
+ * journal upkeep) and checks. One instance may run another geometry or key type (a rolling change). jqwik prints the seed of a
+ * failing run and shrinks it to a minimal history; {@code -Dhistories=N} sets how many run (200 in
+ * CI), and the totals are printed at the end.
+ */
+class OperationalHistoriesTests {
+
+    /** Histories played, a failing one's shrinking included. */
+    private static final AtomicLong HISTORIES = new AtomicLong();
+    private static final AtomicLong STEPS = new AtomicLong();
+    /** Histories whose filter should block absent keys at their end (see {@link History.Variant}). */
+    private static final AtomicLong SETTLED = new AtomicLong();
+    private static final AtomicLong BLOCKING_AT_THE_END = new AtomicLong();
+
+    private static RedisServer redis;
+    /** One client for every history: a client per history would start its own threads and timers each time. */
+    private static LettuceClients client;
+
+    @BeforeContainer
+    static void startRedis() {
+        redis = RedisServer.start();
+        client = LettuceClients.standalone(redis.port());
+    }
+
+    @AfterContainer
+    static void stopRedis() {
+        if (client != null) {
+            client.close();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+        System.out.printf("Operational histories: %d histories played, %d steps, %d checks of committed keys (%d answered"
+                + " ABSENT), %d histories blocking absent keys at their end (of %d settled)%n", HISTORIES.get(),
+                STEPS.get(), History.COMMITTED_CHECKS.get(), History.FALSE_NEGATIVES.get(),
+                BLOCKING_AT_THE_END.get(), SETTLED.get());
+        assertThat(BLOCKING_AT_THE_END.get()).as("histories whose filter blocks most absent keys at their end")
+                .isGreaterThan(SETTLED.get() * 9 / 10);
+    }
+
+    @Property(shrinking = ShrinkingMode.BOUNDED)
+    void noCommittedKeyIsEverAnsweredAbsent(@ForAll("histories") List<Step> steps, @ForAll History.Variant variant) {
+        HISTORIES.incrementAndGet();
+        try (History history = History.start(client, redis.port(), variant)) {
+            for (Step step : steps) {
+                STEPS.incrementAndGet();
+                step.apply(history);
+            }
+            boolean blocking = history.settle();
+            if (variant.blocksDuringTheChange()) {
+                SETTLED.incrementAndGet();
+                if (blocking) {
+                    BLOCKING_AT_THE_END.incrementAndGet();
+                }
+            }
+        }
+    }
+
+    /**
+     * Each step drawn as three numbers (which step, which instance, which key) mapped to a step, not
+     * as a choice among arbitraries: a history then shrinks quickly, toward fewer steps, smaller
+     * keys and adds.
+     */
+    @Provide
+    Arbitrary<List<Step>> histories() {
+        Arbitrary<Step> step = Combinators.combine(Arbitraries.integers().between(0, 99),
+                Arbitraries.integers().between(0, History.INSTANCES - 1), Arbitraries.longs().between(1, 300))
+                .as(OperationalHistoriesTests::step);
+        return step.list().ofMinSize(5).ofMaxSize(25);
+    }
+
+    private static Step step(int kind, int instance, long key) {
+        if (kind < 40) {
+            return new Step.Add(instance, key);
+        }
+        if (kind < 46) {
+            return new Step.Load(instance);
+        }
+        if (kind < 48) {
+            return new Step.BrokenLoad(instance);
+        }
+        if (kind < 50) {
+            return new Step.Flush();
+        }
+        if (kind < 52) {
+            return new Step.KilledLoader();
+        }
+        if (kind < 56) {
+            return new Step.Snapshot();
+        }
+        if (kind < 60) {
+            return new Step.BackInTime();
+        }
+        if (kind < 64) {
+            return new Step.RefuseWrites(instance == 0);
+        }
+        if (kind < 70) {
+            return new Step.RememberMiss(key);
+        }
+        if (kind < 80) {
+            return new Step.Upkeep();
+        }
+        return new Step.Check(instance);
+    }
+}
