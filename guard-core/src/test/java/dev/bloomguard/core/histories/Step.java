@@ -13,7 +13,7 @@ public sealed interface Step {
         public void apply(History history) {
             try {
                 history.instance(instance).add(key);
-                history.committed.add(key);
+                history.added(key);
             }
             catch (BitmapStoreException ex) {
                 // refused: the row's transaction rolls back
@@ -21,7 +21,15 @@ public sealed interface Step {
         }
     }
 
-    /** A load (warmup, rebuild, re-warm) on an instance, from the committed keys. */
+    /** A row written behind the guard's back (another service, plain SQL): the filter learns it from a load. */
+    record Insert(long key) implements Step {
+        @Override
+        public void apply(History history) {
+            history.insertBehindTheGuard(key);
+        }
+    }
+
+    /** A load (warmup, rebuild, re-warm) on an instance, from every row. */
     record Load(int instance) implements Step {
         @Override
         public void apply(History history) {
@@ -81,9 +89,17 @@ public sealed interface Step {
     record RememberMiss(long key) implements Step {
         @Override
         public void apply(History history) {
-            if (!history.committed.contains(key)) {
+            if (!history.rows.contains(key)) {
                 history.instance(0).rememberMissAsync(key, History.LOOKUP, System.nanoTime()).join();
             }
+        }
+    }
+
+    /** Time passes: longer than the journal's retention, so adds may leave it at the next upkeep. */
+    record Wait() implements Step {
+        @Override
+        public void apply(History history) {
+            history.waitPastRetention();
         }
     }
 
