@@ -40,7 +40,7 @@ class StatsController {
     }
 
     /**
-     * The check timer in microseconds. The percentiles cover the last minute or so (Micrometer's
+     * The check timers (one per outcome) in microseconds. The percentiles cover the last minute or so (Micrometer's
      * rolling window) and are null unless {@code management.metrics.distribution.percentiles}
      * asks the timer for them, as the demo's {@code application.yml} does.
      *
@@ -71,19 +71,26 @@ class StatsController {
                 database.count(), blocked, checks, latency());
     }
 
+    /** The check timers of every outcome taken together; a percentile is the highest of the outcomes'. */
     private Latency latency() {
-        Timer timer = meters.find(BloomGuardMetricNames.CHECK_DURATION).tag(BloomGuardMetricNames.TAG_FILTER, FILTER)
-                .timer();
-        if (timer == null) {
-            return new Latency(0, 0, 0, null, null, null);
-        }
-        HistogramSnapshot snapshot = timer.takeSnapshot();
+        long count = 0;
+        double total = 0;
+        double max = 0;
         Map<Double, Double> percentiles = new HashMap<>();
-        for (ValueAtPercentile value : snapshot.percentileValues()) {
-            percentiles.put(value.percentile(), value.value(TimeUnit.MICROSECONDS));
+        for (Timer timer : meters.find(BloomGuardMetricNames.CHECK_DURATION).tag(BloomGuardMetricNames.TAG_FILTER, FILTER)
+                .timers()) {
+            HistogramSnapshot snapshot = timer.takeSnapshot();
+            count += snapshot.count();
+            total += snapshot.total(TimeUnit.MICROSECONDS);
+            max = Math.max(max, snapshot.max(TimeUnit.MICROSECONDS));
+            if (snapshot.count() > 0) {
+                for (ValueAtPercentile value : snapshot.percentileValues()) {
+                    percentiles.merge(value.percentile(), value.value(TimeUnit.MICROSECONDS), Math::max);
+                }
+            }
         }
-        return new Latency(snapshot.count(), snapshot.mean(TimeUnit.MICROSECONDS), snapshot.max(TimeUnit.MICROSECONDS),
-                percentiles.get(0.5), percentiles.get(0.95), percentiles.get(0.99));
+        return new Latency(count, count == 0 ? 0 : total / count, max, percentiles.get(0.5), percentiles.get(0.95),
+                percentiles.get(0.99));
     }
 
 }

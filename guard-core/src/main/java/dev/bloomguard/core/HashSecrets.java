@@ -1,6 +1,8 @@
 package dev.bloomguard.core;
 
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,20 +21,29 @@ import dev.bloomguard.core.redis.BitmapStoreException;
  * included, then uses what Redis holds. Lost (flush, eviction of a volatile-less key under
  * {@code allkeys-*}), the next instance generates another: its fingerprint names other keys, which
  * are not ready until loaded, so checks bypass rather than block.
- * <li>{@code <prefix>:{<filter>}:hash-secret:<sip-fingerprint>}, no expiry: every secret in use,
- * configured or generated, published so that instances of another configuration can write to its
- * generation during a rolling change (they cannot hash for it otherwise). Its instances publish it
- * again at every rollout heartbeat: after Redis lost the generated secret and a new instance
- * generated another, the instances still on the old one can then still be written to.
- * Whoever reads Redis can read these; Redis access already allows reading and writing every
- * bitmap, so the secret keeps out only those without it.
+ * <li>{@code <prefix>:{<filter>}:hash-secret:<sip-fingerprint>}, no expiry: a generated secret,
+ * published so that instances of another configuration can write to its generation during a
+ * rolling change (they cannot hash for it otherwise). Its instances publish it again at every
+ * rollout heartbeat: after Redis lost the generated secret and a new instance generated another,
+ * the instances still on the old one can then still be written to.
  * </ul>
  *
- * Nothing here logs or puts a secret in a message.
+ * A <em>configured</em> secret is never written to Redis, where read-only users and backups could
+ * read it: the {@code sip-} fingerprint in the key names (8 hex digits of a salted SHA-256) is all
+ * Redis learns of it, enough for instances to see that they hash under different secrets. The
+ * price: during a rolling change to or from a configured secret, instances of the other
+ * configuration cannot write to its generation, so their heartbeat fails and they bypass rather
+ * than block until the change is complete. Nothing here logs or puts a secret in a message.
  */
 public final class HashSecrets {
 
     private static final Logger log = LoggerFactory.getLogger(HashSecrets.class);
+
+    /**
+     * The secrets read from Redis as a filter's generated secret: the only ones ever published,
+     * so that what is written to Redis is never more than what Redis already held.
+     */
+    private static final Set<KeyHash> GENERATED = ConcurrentHashMap.newKeySet();
 
     private HashSecrets() {
     }
@@ -62,39 +73,45 @@ public final class HashSecrets {
         String held = store.get(key).orElseThrow(() -> new BitmapStoreException("the siphash secret of filter '"
                 + filterName + "' at " + key + " vanished right after it was stored", null));
         KeyHash hash = fromRedis(held, key);
+        GENERATED.add(hash);
         publish(store, keyPrefix, filterName, hash);
         return hash;
     }
 
     /**
-     * Stores {@code hash}'s secret under its fingerprint unless Redis holds it (see the class
-     * comment); nothing for murmur3.
+     * Stores {@code hash}'s secret under its fingerprint unless Redis holds it, when it is a secret
+     * {@link #stored} read from Redis (see the class comment); nothing for murmur3 or any other
+     * secret, such as a configured one.
      *
      * @throws BitmapStoreException when Redis fails
      */
     public static void publish(BitmapStore store, String keyPrefix, String filterName, KeyHash hash) {
-        if (hash.secret().isPresent()) {
+        if (hash.secret().isPresent() && GENERATED.contains(hash)) {
             store.setIfAbsent(publishedKey(keyPrefix, filterName, hash.id()), hash.secret().get(), null);
         }
     }
 
     /**
-     * Siphash under a configured {@code secret}, published for instances of other configurations
-     * (see the class comment). A failed publication is logged and the hash returned: this
-     * instance works; only another configuration's instances cannot write to its generation until
-     * one of its instances starts again, and they then neither answer nor add, which blocks nothing.
+     * Siphash under a configured {@code secret}, which is never written to Redis (see the class
+     * comment). A copy that an earlier release published is deleted; failing that is logged and
+     * the hash returned: this instance works all the same.
      *
      * @throws IllegalArgumentException when the secret is not 32 hex digits (the message quotes its length only)
      */
     public static KeyHash configured(BitmapStore store, String keyPrefix, String filterName, String secret) {
         KeyHash hash = KeyHash.sipHash(secret);
+        String published = publishedKey(keyPrefix, filterName, hash.id());
         try {
-            publish(store, keyPrefix, filterName, hash);
+            if (store.get(published).filter(KeyHash::isValidSecret).map(KeyHash::sipHash).filter(hash::equals)
+                    .isPresent()) {
+                store.delete(published);
+                log.info("Filter '{}': deleted the copy of its configured siphash secret ({}) that an earlier release"
+                        + " stored at {}", filterName, hash.id(), published);
+            }
         }
         catch (RuntimeException ex) {
-            log.warn("Filter '{}': could not publish its siphash secret ({}) for instances of other configurations;"
-                    + " during a rolling change they cannot write to generation {} until an instance of it publishes it",
-                    filterName, ex.getMessage(), hash.id());
+            log.warn("Filter '{}': could not delete the copy of its configured siphash secret ({}) that an earlier"
+                    + " release may have stored at {} ({})", filterName, hash.id(), published, ex.getMessage());
         }
         return hash;
     }

@@ -123,13 +123,18 @@ class KeyedHashingTests {
         assertThat(blocked).as("absent keys blocked once loaded").isGreaterThan(950);
     }
 
+    /** Read-only Redis users and backups must not learn a configured secret: only its fingerprint is in Redis. */
     @Test
-    void publishesAConfiguredSecretForOtherConfigurationsToFind() {
+    void neverWritesAConfiguredSecretToRedisAndDeletesTheCopyAnEarlierReleasePublished() {
+        String published = HashSecrets.key("bg", REDIS.filterName()) + ":" + KeyHash.sipHash(SECRET).id();
+        REDIS.client().commands().set(bytes(published), bytes(SECRET));
+
         KeyHash configured = HashSecrets.configured(REDIS.store(), "bg", REDIS.filterName(), SECRET.toUpperCase());
+        HashSecrets.publish(REDIS.store(), "bg", REDIS.filterName(), configured);
 
         assertThat(configured).isEqualTo(KeyHash.sipHash(SECRET));
-        assertThat(HashSecrets.find(REDIS.store(), "bg", REDIS.filterName(), configured.id())).contains(configured);
-        assertThat(HashSecrets.find(REDIS.store(), "bg", REDIS.filterName(), "sip-00000000")).isEmpty();
+        assertThat(REDIS.client().commands().get(bytes(published))).as("the earlier release's copy").isNull();
+        assertThat(HashSecrets.find(REDIS.store(), "bg", REDIS.filterName(), configured.id())).isEmpty();
         assertThat(REDIS.client().commands().get(bytes(HashSecrets.key("bg", REDIS.filterName())))).as("not the generated secret's key")
                 .isNull();
     }

@@ -291,7 +291,8 @@ class GuardedCallsTests {
     void metricsCountEveryCheckByOutcome() {
         double passed = count("user", "passed");
         double blocked = count("user", "blocked");
-        double durations = meters.get("bloomguard.check.duration").tag("filter", "user").timer().count();
+        double passedDurations = duration("user", "passed").count();
+        double blockedDurations = duration("user", "blocked").count();
         long absent = firstAbsent();
         for (int i = 0; i < 7; i++) {
             users.findById(2L * (i + 1));
@@ -301,9 +302,17 @@ class GuardedCallsTests {
         }
         assertThat(count("user", "passed") - passed).isEqualTo(7);
         assertThat(count("user", "blocked") - blocked).isEqualTo(5);
-        assertThat(meters.get("bloomguard.check.duration").tag("filter", "user").timer().count() - durations)
-                .isEqualTo(12);
+        assertThat(duration("user", "passed").count() - passedDurations).isEqualTo(7);
+        assertThat(duration("user", "blocked").count() - blockedDurations).isEqualTo(5);
+        assertThat(duration("user", "bypassed").count()).isZero();
         assertThat(count("user", "bypassed")).isZero();
+        assertThat(meters.find("bloomguard.check").meters()).as("one latency timer: no second one from the observation")
+                .isEmpty();
+        assertThat(meters.find("bloomguard.check.active").meters()).isEmpty();
+    }
+
+    private Timer duration(String filter, String outcome) {
+        return meters.get("bloomguard.check.duration").tag("filter", filter).tag("outcome", outcome).timer();
     }
 
     @Test

@@ -17,8 +17,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * The Prometheus queries operators are given, in {@code docs/operations.md} ({@code ```promql}
- * blocks) and in the Grafana dashboard ({@code docs/grafana/bloom-guard-dashboard.json}, every
- * {@code expr} and variable query), held to a real scrape of a guarded application: every
+ * blocks), in the Grafana dashboard ({@code docs/grafana/bloom-guard-dashboard.json}, every
+ * {@code expr} and variable query) and in the alerting rules ({@code docs/alerts/bloom-guard.rules.yml}), held to a real scrape of a guarded application: every
  * {@code bloomguard_*} series they name must be in it, and every exact label matcher
  * ({@code outcome="bypassed"}) must match one of its samples. A renamed meter, a unit suffix
  * Prometheus adds ({@code _seconds}, {@code _total}) or a misspelt tag value fails here.
@@ -76,6 +76,7 @@ final class MetricQueries {
         }
         JsonNode dashboard = new ObjectMapper().readTree(root.resolve("docs/grafana/bloom-guard-dashboard.json").toFile());
         collect(dashboard, queries);
+        OperatorFilesTests.rules().forEach(rule -> queries.add(String.valueOf(rule.get("expr"))));
         return queries;
     }
 

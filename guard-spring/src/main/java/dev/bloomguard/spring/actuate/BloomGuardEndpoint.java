@@ -105,9 +105,10 @@ public final class BloomGuardEndpoint {
      * {@code lastFailure}); {@code FilterWarmer.rebuild(filter, true)} forces one. A parameter here
      * would make the POST need a JSON body.
      *
-     * <p>Within the cooldown of the last rebuild this endpoint started for {@code filter}, the
-     * answer is HTTP 429 with {@code retryAfter}, and nothing starts. A request that finds a load
-     * of the filter already running starts nothing, and so no cooldown either.
+     * <p>While a rebuild this endpoint started for {@code filter} runs, and for the cooldown after
+     * it started and after it ended, the answer is HTTP 429 with {@code retryAfter}, and nothing
+     * starts. A request that finds another load of the filter running (a warmup, a scheduled
+     * rebuild) starts nothing, neither now nor queued behind it, and so no cooldown either.
      *
      * @throws InvalidEndpointRequestException (HTTP 400) when there is no such filter or it has no
      *     key source to rebuild from
@@ -123,23 +124,25 @@ public final class BloomGuardEndpoint {
             return new WebEndpointResponse<>(new RebuildDescriptor(filter, "cooling-down", null, wholeSeconds(wait.get())),
                     TOO_MANY_REQUESTS);
         }
-        boolean alreadyRunning = warmer.isWarming(filter);
         CompletableFuture<LoadReport> load;
         try {
+            if (warmer.isWarming(filter)) {
+                // Not asked of the warmer, which would queue a rebuild behind the running load.
+                cooldown.cancel(filter);
+                return new WebEndpointResponse<>(new RebuildDescriptor(filter, "already-running", null, null));
+            }
             load = warmer.rebuild(filter);
         }
         catch (IllegalArgumentException ex) {
             cooldown.cancel(filter);
             throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
         }
-        if (alreadyRunning || load.isCompletedExceptionally()) {
-            cooldown.cancel(filter);
-        }
         if (load.isCompletedExceptionally()) {
+            cooldown.cancel(filter);
             return new WebEndpointResponse<>(new RebuildDescriptor(filter, "failed", LOAD_FAILED, null));
         }
-        return new WebEndpointResponse<>(
-                new RebuildDescriptor(filter, alreadyRunning ? "already-running" : "started", null, null));
+        load.whenComplete((report, error) -> cooldown.finished(filter));
+        return new WebEndpointResponse<>(new RebuildDescriptor(filter, "started", null, null));
     }
 
     /** Rounded up, so that a client that waits this long is not refused again. */

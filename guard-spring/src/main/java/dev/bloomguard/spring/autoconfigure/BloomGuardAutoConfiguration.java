@@ -72,11 +72,13 @@ public class BloomGuardAutoConfiguration {
 
     /**
      * {@code bloom-guard.*} validated and each filter's settings converted, once: see {@link FilterSpecs}.
-     * Static, because the advisor asks for it while it proxies the first beans.
+     * Static, because the advisor asks for it while it proxies the first beans. Unknown names fail
+     * first: a misspelt one is often why a value looks wrong.
      */
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static FilterSpecs bloomGuardFilterSpecs(BloomGuardProperties properties) {
+    static FilterSpecs bloomGuardFilterSpecs(BloomGuardProperties properties, Environment environment) {
+        PropertyNames.requireKnown(environment);
         return FilterSettingsValidator.validate(properties);
     }
 

@@ -1,5 +1,10 @@
 package dev.bloomguard.spring.autoconfigure;
 
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -11,13 +16,16 @@ import org.springframework.context.annotation.Import;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.actuate.FilterStatusCache;
+import dev.bloomguard.spring.metrics.BloomGuardMetricNames;
 import dev.bloomguard.spring.metrics.CircuitStateGauge;
 import dev.bloomguard.spring.metrics.CircuitTransitionCounter;
 import dev.bloomguard.spring.metrics.FilterStatusGauges;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.metrics.MicrometerGuardMetrics;
 import dev.bloomguard.spring.metrics.MirrorMetrics;
+import dev.bloomguard.spring.metrics.RebuildIntervalGauges;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.config.MeterFilter;
 
 /**
  * Publishes {@code bloomguard.checks}, {@code bloomguard.check.duration}, the adds and loads, the
@@ -37,6 +45,20 @@ import io.micrometer.core.instrument.MeterRegistry;
 @Import(FilterStatusCacheConfiguration.class)
 public class BloomGuardMetricsAutoConfiguration {
 
+    /**
+     * Denies the meters Boot's default observation handler would make of the {@code bloomguard.check}
+     * observation (a timer of that name and its {@code .active} long task timer): they would time
+     * the same check again as {@code bloomguard.check.duration}, which carries the same
+     * {@code filter} and {@code outcome} tags. The observation itself, for tracing, is untouched.
+     * Static, as the registry's post-processor asks for meter filters while it creates the registry.
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "bloomGuardObservationMeterFilter")
+    public static MeterFilter bloomGuardObservationMeterFilter() {
+        String observation = BloomGuardMetricNames.CHECK_OBSERVATION;
+        return MeterFilter.deny(id -> id.getName().equals(observation) || id.getName().equals(observation + ".active"));
+    }
+
     @Bean
     @ConditionalOnMissingBean
     public GuardMetrics bloomGuardMetrics(MeterRegistry meterRegistry, BloomFilterRegistry filters) {
@@ -53,6 +75,16 @@ public class BloomGuardMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     public FilterStatusGauges bloomGuardFilterStatusGauges(MeterRegistry meterRegistry, FilterStatusCache statuses) {
         return new FilterStatusGauges(meterRegistry, statuses);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public RebuildIntervalGauges bloomGuardRebuildIntervalGauges(MeterRegistry meterRegistry,
+            ObjectProvider<BloomGuardProperties> properties) {
+        Map<String, Duration> intervals = new LinkedHashMap<>();
+        properties.ifAvailable(configured -> configured.getFilters().forEach((filter, settings) -> intervals.put(filter,
+                settings.getRebuild().getInterval() == null ? Duration.ZERO : settings.getRebuild().getInterval())));
+        return new RebuildIntervalGauges(meterRegistry, intervals);
     }
 
     @Bean

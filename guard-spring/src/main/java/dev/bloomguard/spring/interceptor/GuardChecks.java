@@ -163,7 +163,8 @@ final class GuardChecks {
         dependencies.metrics().record(guard.filter(), outcome, reason, elapsedNanos);
         observation.stop(outcome.tag(), null);
         if (answer == Membership.ABSENT) {
-            log.debug("Filter '{}' rejected key {} for {} ({})", guard.filter(), key, guard.method(), reason.tag());
+            log.debug("Filter '{}' rejected {} for {} ({})", guard.filter(), LoggedKeys.describe(key), guard.method(),
+                    reason.tag());
             return Admission.REJECTED;
         }
         if (answer == Membership.UNAVAILABLE && blockWhenUnavailable) {

@@ -18,6 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.spring.retry.Backoff;
 
 /**
  * Adds that Redis refused after their rows may already have committed. Each is retried in the
@@ -33,9 +34,8 @@ final class PendingAdds implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PendingAdds.class);
 
-    /** How long the first retry waits; each failure doubles it up to {@link #maxDelay}. */
-    private final Duration firstDelay;
-    private final Duration maxDelay;
+    /** How long a retry waits: doubling from the first delay, jittered. */
+    private final Backoff backoff;
     private final Duration giveUpAfter;
     private final int capacity;
     private final Function<RedisBloomFilter, CompletableFuture<?>> rewarm;
@@ -47,8 +47,7 @@ final class PendingAdds implements AutoCloseable {
      */
     PendingAdds(Duration firstDelay, Duration maxDelay, Duration giveUpAfter, int capacity,
             Function<RedisBloomFilter, CompletableFuture<?>> rewarm) {
-        this.firstDelay = firstDelay;
-        this.maxDelay = maxDelay;
+        this.backoff = Backoff.of(firstDelay, maxDelay);
         this.giveUpAfter = giveUpAfter;
         this.capacity = capacity;
         this.rewarm = rewarm;
@@ -109,7 +108,8 @@ final class PendingAdds implements AutoCloseable {
         /** Set when adds refused during a re-warm could not be kept: another re-warm follows it. */
         private boolean rewarmAgain;
         private long failingSinceNanos;
-        private Duration delay = firstDelay;
+        /** Retries of the waiting keys since they last landed or were first kept. */
+        private int attempts;
 
         Waiting(RedisBloomFilter filter) {
             this.filter = filter;
@@ -141,13 +141,14 @@ final class PendingAdds implements AutoCloseable {
             if (!scheduled) {
                 scheduled = true;
                 failingSinceNanos = System.nanoTime();
-                delay = firstDelay;
+                attempts = 0;
                 schedule();
             }
         }
 
         private void schedule() {
-            scheduler().schedule(this::attempt, delay.toMillis(), TimeUnit.MILLISECONDS);
+            attempts++;
+            scheduler().schedule(this::attempt, backoff.delay(attempts).toMillis(), TimeUnit.MILLISECONDS);
         }
 
         private void attempt() {
@@ -166,7 +167,6 @@ final class PendingAdds implements AutoCloseable {
                         giveUp("Redis refused them for " + giveUpAfter + " (" + ex.getMessage() + ")");
                         return;
                     }
-                    delay = delay.multipliedBy(2).compareTo(maxDelay) > 0 ? maxDelay : delay.multipliedBy(2);
                     schedule();
                 }
                 return;
@@ -178,7 +178,7 @@ final class PendingAdds implements AutoCloseable {
                 size = batches.stream().mapToInt(List::size).sum();
                 log.info("Filter '{}': {} add(s) that Redis had refused have landed", filter.name(), keys.size());
                 if (size > 0 && !rewarming) {
-                    delay = firstDelay;
+                    attempts = 0;
                     schedule();
                 }
                 else {
@@ -220,7 +220,7 @@ final class PendingAdds implements AutoCloseable {
                         if (size > 0 && !scheduled) {
                             scheduled = true;
                             failingSinceNanos = System.nanoTime();
-                            delay = firstDelay;
+                            attempts = 0;
                             schedule();
                         }
                     }

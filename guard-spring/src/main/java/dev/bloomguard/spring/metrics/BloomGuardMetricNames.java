@@ -15,7 +15,12 @@ public final class BloomGuardMetricNames {
      */
     public static final String CHECKS = "bloomguard.checks";
 
-    /** Timer of the filter check of a guarded call (the Redis round trip), tag {@code filter}. */
+    /**
+     * Timer of the filter check of a guarded call (the Redis round trip), tags {@code filter} and
+     * {@code outcome} (passed, blocked, bypassed, as {@link #CHECKS}): the one latency timer of a
+     * check; the {@link #CHECK_OBSERVATION} observation makes no second one (see
+     * {@code BloomGuardMetricsAutoConfiguration}).
+     */
     public static final String CHECK_DURATION = "bloomguard.check.duration";
 
     /** Gauge of the share of the filter's bits that are set, tag {@code filter}; read periodically, never per scrape. */
@@ -54,6 +59,12 @@ public final class BloomGuardMetricNames {
      * before the first load.
      */
     public static final String FILTER_AGE = "bloomguard.filter.age";
+
+    /**
+     * Gauge of the filter's configured {@code rebuild.interval} in seconds, 0 when it is never
+     * rebuilt on a schedule, tag {@code filter}: what an alert on {@link #FILTER_AGE} compares with.
+     */
+    public static final String REBUILD_INTERVAL = "bloomguard.filter.rebuild.interval";
 
     /**
      * Gauge, 1 when the live filter holds more keys than its {@code expected-insertions} or its
@@ -95,7 +106,9 @@ public final class BloomGuardMetricNames {
     /**
      * Observation (a span, for a tracer) around each check of a guarded call, low-cardinality key
      * values {@code filter} and {@code outcome} (passed, blocked, bypassed, or failed when the
-     * guard threw); only with an ObservationRegistry bean.
+     * guard threw); only with an ObservationRegistry bean. Its meters (Boot's default meter
+     * handler makes a timer {@code bloomguard.check} and {@code bloomguard.check.active} of it) are
+     * denied by the starter's meter filter: {@link #CHECK_DURATION} is the latency timer.
      */
     public static final String CHECK_OBSERVATION = "bloomguard.check";
 

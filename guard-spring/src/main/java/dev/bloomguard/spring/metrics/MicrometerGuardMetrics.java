@@ -14,7 +14,8 @@ import io.micrometer.core.instrument.Timer;
  * {@link GuardMetrics} on Micrometer. Meters are registered once per filter up front (so every
  * outcome and reason shows as zero before the first call) and looked up from a map afterwards,
  * never built on the hot path. Passed and blocked calls carry {@code reason=filter}; bypassed
- * ones their cause. The same holds for adds ({@code bloomguard.adds}, {@code bloomguard.adds.failed})
+ * ones their cause. {@code bloomguard.check.duration} is the one latency timer of a check, by
+ * {@code outcome} as the counter. The same holds for adds ({@code bloomguard.adds}, {@code bloomguard.adds.failed})
  * and loads ({@code bloomguard.load.duration} and {@code bloomguard.load.keys} by outcome).
  */
 public final class MicrometerGuardMetrics implements GuardMetrics {
@@ -47,7 +48,7 @@ public final class MicrometerGuardMetrics implements GuardMetrics {
                 : outcome == CheckOutcome.BYPASSED ? CheckReason.NOT_READY : CheckReason.FILTER;
         filterMeters.checks.get(outcome).get(counted).increment();
         if (durationNanos >= 0) {
-            filterMeters.duration.record(durationNanos, TimeUnit.NANOSECONDS);
+            filterMeters.durations.get(outcome).record(durationNanos, TimeUnit.NANOSECONDS);
         }
     }
 
@@ -76,7 +77,7 @@ public final class MicrometerGuardMetrics implements GuardMetrics {
     private static final class FilterMeters {
 
         private final Map<CheckOutcome, Map<CheckReason, Counter>> checks = new EnumMap<>(CheckOutcome.class);
-        private final Timer duration;
+        private final Map<CheckOutcome, Timer> durations = new EnumMap<>(CheckOutcome.class);
         private final Counter adds;
         private final Counter failedAdds;
         private final Map<LoadOutcome, Timer> loads = new EnumMap<>(LoadOutcome.class);
@@ -97,11 +98,12 @@ public final class MicrometerGuardMetrics implements GuardMetrics {
                     }
                 }
                 checks.put(outcome, byReason);
+                durations.put(outcome, Timer.builder(BloomGuardMetricNames.CHECK_DURATION)
+                        .description("Time to decide a guarded call (the Redis round trip), by outcome")
+                        .tag(BloomGuardMetricNames.TAG_FILTER, filter)
+                        .tag(BloomGuardMetricNames.TAG_OUTCOME, outcome.tag())
+                        .register(registry));
             }
-            duration = Timer.builder(BloomGuardMetricNames.CHECK_DURATION)
-                    .description("Time to decide a guarded call (the Redis round trip)")
-                    .tag(BloomGuardMetricNames.TAG_FILTER, filter)
-                    .register(registry);
             adds = Counter.builder(BloomGuardMetricNames.ADDS)
                     .description("Keys @BloomPut added to the filter")
                     .tag(BloomGuardMetricNames.TAG_FILTER, filter)

@@ -22,6 +22,7 @@ import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.metrics.LoadOutcome;
+import dev.bloomguard.spring.retry.Backoff;
 import dev.bloomguard.spring.warmup.FilterWarmer.Failure;
 import dev.bloomguard.spring.warmup.FilterWarmer.Task;
 
@@ -37,6 +38,8 @@ final class FilterLoads {
     private static final Logger log = LoggerFactory.getLogger(FilterWarmer.class);
     static final Duration FIRST_RETRY = Duration.ofSeconds(1);
     static final Duration LAST_RETRY = Duration.ofMinutes(1);
+    /** Retries of a failed load: from {@link #FIRST_RETRY} doubling to {@link #LAST_RETRY}, jittered. */
+    private static final Backoff BACKOFF = Backoff.of(FIRST_RETRY, LAST_RETRY);
     /** How long a filter whose load was refused as too small waits before it is read again, without a rebuild interval. */
     static final Duration REFUSED_RETRY = Duration.ofMinutes(10);
 
@@ -51,7 +54,8 @@ final class FilterLoads {
     private final Supplier<GuardMetrics> metrics;
     private final Map<String, CompletableFuture<LoadReport>> running = new ConcurrentHashMap<>();
     private final Map<String, Long> retryNotBefore = new ConcurrentHashMap<>();
-    private final Map<String, Duration> retryDelay = new ConcurrentHashMap<>();
+    /** Per filter, the failed loads in a row, for the jittered back-off of {@link #BACKOFF}. */
+    private final Map<String, Integer> failedAttempts = new ConcurrentHashMap<>();
     private final Map<String, Failure> lastFailures = new ConcurrentHashMap<>();
 
     FilterLoads(WarmerThreads threads, SourceTrust trust, Duration lockTtl, Duration waitPoll,
@@ -105,15 +109,13 @@ final class FilterLoads {
             try {
                 LoadReport report = work.get();
                 retryNotBefore.remove(name);
-                retryDelay.remove(name);
+                failedAttempts.remove(name);
                 lastFailures.remove(name);
                 running.remove(name, fresh);
                 fresh.complete(report);
             }
             catch (Throwable ex) {
-                Duration delay = retryDelay.merge(name, FIRST_RETRY,
-                        (previous, first) -> previous.multipliedBy(2).compareTo(LAST_RETRY) > 0 ? LAST_RETRY
-                                : previous.multipliedBy(2));
+                Duration delay = BACKOFF.delay(failedAttempts.merge(name, 1, Integer::sum));
                 LoadRefusedException refused = refusal(ex);
                 if (refused != null) {
                     // A refusal is not a passing fault: reading the whole table again soon would be refused again.
@@ -123,8 +125,8 @@ final class FilterLoads {
                 else {
                     retryNotBefore.put(name, System.nanoTime() + delay.toNanos());
                     lastFailures.put(name, new Failure(ex.getMessage(), false, Instant.now()));
-                    log.error("Filter '{}': load failed ({}); checks stay bypassed, next try in {} s", name,
-                            ex.getMessage(), delay.toSeconds());
+                    log.error("Filter '{}': load failed ({}); checks stay bypassed, next try in {} ms", name,
+                            ex.getMessage(), delay.toMillis());
                 }
                 running.remove(name, fresh);
                 fresh.completeExceptionally(ex);

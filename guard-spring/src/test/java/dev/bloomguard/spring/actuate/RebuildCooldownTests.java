@@ -15,6 +15,7 @@ class RebuildCooldownTests {
     @Test
     void refusesAnotherRebuildOfTheFilterUntilTheCooldownHasPassed() {
         assertThat(cooldown.start("user")).isEmpty();
+        cooldown.finished("user");
         now += Duration.ofSeconds(20).toNanos();
         assertThat(cooldown.start("user")).contains(Duration.ofSeconds(40));
         now += Duration.ofSeconds(40).toNanos() - 1;
@@ -23,6 +24,19 @@ class RebuildCooldownTests {
         now += 1;
         assertThat(cooldown.start("user")).isEmpty();
         assertThat(cooldown.start("user")).contains(Duration.ofMinutes(1));
+    }
+
+    @Test
+    void holdsWhileTheRebuildRunsAndRunsAgainFromItsEnd() {
+        assertThat(cooldown.start("user")).isEmpty();
+        now += Duration.ofMinutes(5).toNanos();
+        assertThat(cooldown.start("user")).as("a rebuild five cooldowns long still runs")
+                .contains(Duration.ofMinutes(1));
+        cooldown.finished("user");
+        now += Duration.ofSeconds(59).toNanos();
+        assertThat(cooldown.start("user")).contains(Duration.ofSeconds(1));
+        now += Duration.ofSeconds(1).toNanos();
+        assertThat(cooldown.start("user")).isEmpty();
     }
 
     @Test

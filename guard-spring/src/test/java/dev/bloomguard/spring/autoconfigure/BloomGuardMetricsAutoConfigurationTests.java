@@ -19,7 +19,11 @@ import dev.bloomguard.spring.actuate.FilterStatusCache;
 import dev.bloomguard.spring.metrics.BloomGuardMetricNames;
 import dev.bloomguard.spring.metrics.FilterStatusGauges;
 import dev.bloomguard.testsupport.Await;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.config.MeterFilterReply;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /** The per-filter gauges: registered with a MeterRegistry, read from the status cache, never from Redis per scrape. */
@@ -45,6 +49,39 @@ class BloomGuardMetricsAutoConfigurationTests {
                 assertThat(meters.find(name).tag("filter", "user").gauge()).as(name).isNotNull();
             }
         });
+    }
+
+    /** What the age alert compares with: 0 for a filter never rebuilt on a schedule, the default. */
+    @Test
+    void publishesEachFiltersRebuildIntervalInSeconds() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withPropertyValues("bloom-guard.filters.rebuilt.expected-insertions=1000",
+                        "bloom-guard.filters.rebuilt.rebuild.interval=6h")
+                .run(context -> {
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    assertThat(meters.get(BloomGuardMetricNames.REBUILD_INTERVAL).tag("filter", "user").gauge().value())
+                            .isZero();
+                    assertThat(meters.get(BloomGuardMetricNames.REBUILD_INTERVAL).tag("filter", "rebuilt").gauge().value())
+                            .isEqualTo(6 * 3600.0);
+                });
+    }
+
+    /** One latency timer: the check observation's own timer is denied, {@code bloomguard.check.duration} is not. */
+    @Test
+    void deniesTheTimersTheCheckObservationWouldMakeAndNothingElse() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+            MeterFilter filter = context.getBean("bloomGuardObservationMeterFilter", MeterFilter.class);
+            assertThat(filter.accept(id("bloomguard.check", Meter.Type.TIMER))).isEqualTo(MeterFilterReply.DENY);
+            assertThat(filter.accept(id("bloomguard.check.active", Meter.Type.LONG_TASK_TIMER)))
+                    .isEqualTo(MeterFilterReply.DENY);
+            for (String kept : new String[] { "bloomguard.check.duration", "bloomguard.checks", "bloomguard.put" }) {
+                assertThat(filter.accept(id(kept, Meter.Type.TIMER))).as(kept).isEqualTo(MeterFilterReply.NEUTRAL);
+            }
+        });
+    }
+
+    private static Meter.Id id(String name, Meter.Type type) {
+        return new Meter.Id(name, Tags.of("filter", "user"), null, null, type);
     }
 
     @Test

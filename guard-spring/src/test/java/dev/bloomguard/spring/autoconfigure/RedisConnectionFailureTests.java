@@ -23,7 +23,7 @@ import dev.bloomguard.spring.clients.ClientsApp;
 
 /**
  * Redis settings that cannot work fail the start, and the failure report says what is wrong and
- * what to set (BloomGuardRedisFailureAnalyzer, registered in META-INF/spring.factories).
+ * what to set (BloomGuardConfigurationFailureAnalyzer, registered in META-INF/spring.factories).
  */
 @ExtendWith(OutputCaptureExtension.class)
 class RedisConnectionFailureTests {
@@ -113,7 +113,7 @@ class RedisConnectionFailureTests {
     private static void assertAnalysis(ApplicationContextRunner runner, String description, String action) {
         runner.run(context -> {
             assertThat(context).hasFailed();
-            FailureAnalysis analysis = new BloomGuardRedisFailureAnalyzer().analyze(context.getStartupFailure());
+            FailureAnalysis analysis = new BloomGuardConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
             assertThat(analysis).as("analysis of %s", context.getStartupFailure()).isNotNull();
             assertThat(analysis.getDescription()).contains(description);
             assertThat(analysis.getAction()).contains(action);
