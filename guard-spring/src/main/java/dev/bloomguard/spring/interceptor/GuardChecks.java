@@ -38,6 +38,7 @@ final class GuardChecks {
         this.dependencies = dependencies;
         this.pendingAdds = pendingAdds;
         this.blockWhenUnavailable = blockWhenUnavailable;
+        LoggedKeys.prepare();
     }
 
     /** Whether the call may go on, blocking the calling thread for the filter's answer. */
@@ -163,8 +164,11 @@ final class GuardChecks {
         dependencies.metrics().record(guard.filter(), outcome, reason, elapsedNanos);
         observation.stop(outcome.tag(), null);
         if (answer == Membership.ABSENT) {
-            log.debug("Filter '{}' rejected {} for {} ({})", guard.filter(), LoggedKeys.describe(key), guard.method(),
-                    reason.tag());
+            if (log.isDebugEnabled()) {
+                // Only then: the key's digest costs a SHA-256 per rejection, under a flood of them.
+                log.debug("Filter '{}' rejected {} for {} ({})", guard.filter(), LoggedKeys.describe(key),
+                        guard.method(), reason.tag());
+            }
             return Admission.REJECTED;
         }
         if (answer == Membership.UNAVAILABLE && blockWhenUnavailable) {

@@ -21,6 +21,14 @@ final class LoggedKeys {
     private LoggedKeys() {
     }
 
+    /**
+     * Makes the salt now, on the calling thread: the interceptor calls it as it is created, since
+     * the salt reads the platform's random source, which a Reactor or Lettuce thread must not wait on.
+     */
+    static void prepare() {
+        // Class initialisation has made the salt by the time this runs.
+    }
+
     /** {@code a key of 25 characters (digest 3fa9c2d1e0b4)}, or {@code a batch of 3 keys}. */
     static String describe(Object key) {
         if (key instanceof List<?> batch) {
