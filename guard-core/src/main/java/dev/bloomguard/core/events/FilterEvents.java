@@ -81,14 +81,6 @@ public final class FilterEvents implements AutoCloseable {
     static final byte FORGET = 'F';
     static final byte PING = 'P';
 
-    /**
-     * Where an add stands in its writer's count of adds to a shard ({@code FilterKeys#addCount},
-     * the field named by the writer's instance id): the count after the add, and how many keys
-     * the add counted. Every add's count is in Redis whether or not its message arrives.
-     */
-    public record AddCount(String writer, long count, int added) {
-    }
-
     private final String filter;
     private final String channel;
     private final BitmapStore store;
@@ -231,10 +223,6 @@ public final class FilterEvents implements AutoCloseable {
         }
     }
 
-    static byte[] encodeAdd(int shard, long[] offsets, int count) {
-        return encodeAdd(shard, offsets, count, null);
-    }
-
     static byte[] encodeAdd(int shard, long[] offsets, int count, AddCount counted) {
         byte[] packed = PackedOffsets.pack(offsets, 0, count);
         if (counted == null) {
@@ -252,14 +240,6 @@ public final class FilterEvents implements AutoCloseable {
         return event.array();
     }
 
-    private static long[] offsets(byte[] message, int start) {
-        long[] offsets = new long[(message.length - start) / 4];
-        for (int i = 0; i < offsets.length; i++) {
-            offsets[i] = PackedOffsets.unpack(message, start + i * 4);
-        }
-        return offsets;
-    }
-
     /** Hands {@code message} to {@code listener}; a message of no known shape is ignored. */
     static void decode(byte[] message, Listener listener) {
         if (message.length == 0) {
@@ -269,7 +249,7 @@ public final class FilterEvents implements AutoCloseable {
             case SWAP -> listener.onSwap();
             case ADD -> {
                 if (message.length >= 5 && (message.length - 5) % 4 == 0) {
-                    listener.onAdd((int) PackedOffsets.unpack(message, 1), offsets(message, 5));
+                    listener.onAdd((int) PackedOffsets.unpack(message, 1), PackedOffsets.unpackAll(message, 5));
                 }
             }
             case COUNTED_ADD -> {
@@ -282,7 +262,8 @@ public final class FilterEvents implements AutoCloseable {
                     int packedStart = 19 + writerLength;
                     if (message.length >= packedStart && (message.length - packedStart) % 4 == 0) {
                         String writer = new String(message, 19, writerLength, StandardCharsets.UTF_8);
-                        listener.onAdd(shard, offsets(message, packedStart), new AddCount(writer, count, added));
+                        listener.onAdd(shard, PackedOffsets.unpackAll(message, packedStart),
+                                new AddCount(writer, count, added));
                     }
                 }
             }

@@ -33,7 +33,7 @@ public final class PeerEvents implements FilterEvents.Listener {
 
     /** Applied first, then counted as heard: a trusting mirror never counts bits it does not hold yet. */
     @Override
-    public void onAdd(int shard, long[] offsets, FilterEvents.AddCount counted) {
+    public void onAdd(int shard, long[] offsets, AddCount counted) {
         onAdd(shard, offsets);
         if (trust != null) {
             trust.heardAdd(shard, counted);

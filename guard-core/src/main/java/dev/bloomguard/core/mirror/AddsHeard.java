@@ -5,7 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.bloomguard.core.events.FilterEvents.AddCount;
+import dev.bloomguard.core.events.AddCount;
 
 /**
  * Which other instances' adds a trusting mirror has heard of, per shard, held against the counts

@@ -16,6 +16,7 @@ import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.bloomguard.core.events.AddCount;
 import dev.bloomguard.core.events.FilterEvents;
 import dev.bloomguard.core.redis.BitmapStoreException;
 
@@ -95,7 +96,7 @@ public final class TrustLease implements AutoCloseable {
     }
 
     /** Another instance's add arrived, its bits already applied to the mirror. */
-    public void heardAdd(int shard, FilterEvents.AddCount counted) {
+    public void heardAdd(int shard, AddCount counted) {
         addsHeard.heard(shard, counted);
     }
 

@@ -28,4 +28,13 @@ public final class PackedOffsets {
         return (packed[at] & 0xffL) << 24 | (packed[at + 1] & 0xffL) << 16 | (packed[at + 2] & 0xffL) << 8
                 | (packed[at + 3] & 0xffL);
     }
+
+    /** Every offset packed in {@code packed} from {@code start} to its end. */
+    public static long[] unpackAll(byte[] packed, int start) {
+        long[] offsets = new long[(packed.length - start) / 4];
+        for (int i = 0; i < offsets.length; i++) {
+            offsets[i] = unpack(packed, start + i * 4);
+        }
+        return offsets;
+    }
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
+import dev.bloomguard.core.events.AddCount;
 import dev.bloomguard.core.events.FilterEvents;
 import dev.bloomguard.core.internal.FilterContext;
 import dev.bloomguard.core.mirror.BitmapMirror;
@@ -190,8 +191,8 @@ public final class FilterWrites {
             long[] all = adds.batch.get(i).offsets();
             long count = receipts.get(i).addCount();
             // With its count, so that a trusting mirror notices when this message never arrives.
-            FilterEvents.AddCount counted = count < 0 ? null
-                    : new FilterEvents.AddCount(filter.instanceId(), count, adds.batch.get(i).entries().size());
+            AddCount counted = count < 0 ? null
+                    : new AddCount(filter.instanceId(), count, adds.batch.get(i).entries().size());
             if (mirror != null) {
                 mirror.apply(adds.shards.get(i), all, 0, all.length);
                 events.publishAddAsync(adds.shards.get(i), all, all.length, counted);

@@ -24,7 +24,7 @@ class FilterEventsTests {
         }
 
         @Override
-        public void onAdd(int shard, long[] offsets, FilterEvents.AddCount counted) {
+        public void onAdd(int shard, long[] offsets, AddCount counted) {
             heard.add("add " + shard + " " + Arrays.toString(offsets) + " by " + counted.writer() + " at "
                     + counted.count() + " (+" + counted.added() + ")");
         }
@@ -49,7 +49,7 @@ class FilterEventsTests {
     void anAddDecodesToItsShardAndOffsetsUpToTheLargestOffsetOfAShard() {
         long[] offsets = { 0, 7, 958_527, (1L << 32) - 1 };
 
-        byte[] message = FilterEvents.encodeAdd(3, offsets, offsets.length);
+        byte[] message = FilterEvents.encodeAdd(3, offsets, offsets.length, null);
         FilterEvents.decode(message, listener);
 
         assertThat(message).hasSize(5 + 4 * offsets.length).startsWith('A');
@@ -59,7 +59,7 @@ class FilterEventsTests {
     @Test
     void aCountedAddDecodesToItsShardOffsetsAndItsWritersCount() {
         long[] offsets = { 5, (1L << 32) - 1 };
-        FilterEvents.AddCount counted = new FilterEvents.AddCount("instance-é1", 1L << 40, 3);
+        AddCount counted = new AddCount("instance-é1", 1L << 40, 3);
 
         byte[] message = FilterEvents.encodeAdd(2, offsets, offsets.length, counted);
         FilterEvents.decode(message, listener);
