@@ -38,6 +38,9 @@ public final class CatchUpQuery implements KeySource.CatchUp {
     /** {@code :since}, not part of a {@code ::type} cast or a longer name. */
     private static final Pattern SINCE = Pattern.compile("(?<![:\\w]):since\\b");
     private static final int ADD_BATCH = 1_000;
+    /** How databases tell their clock; see {@link #now}. */
+    private static final List<String> CLOCK_QUERIES = List.of("SELECT CURRENT_TIMESTAMP",
+            "SELECT CURRENT_TIMESTAMP FROM DUAL", "VALUES CURRENT TIMESTAMP");
 
     private final DataSource dataSource;
     private final String sql;
@@ -45,6 +48,8 @@ public final class CatchUpQuery implements KeySource.CatchUp {
     private final Duration overlap;
     private final Duration interval;
     private final String keyColumn;
+    /** The clock query that answered last: tried first. */
+    private volatile int clockQuery;
 
     private CatchUpQuery(DataSource dataSource, String sql, int parameters, Duration overlap, Duration interval,
             String keyColumn) {
@@ -89,23 +94,31 @@ public final class CatchUpQuery implements KeySource.CatchUp {
     }
 
     /**
-     * The database's clock now.
+     * The database's clock now: {@code SELECT CURRENT_TIMESTAMP} (PostgreSQL, MySQL, SQL Server,
+     * H2), else with {@code FROM DUAL} (Oracle), else {@code VALUES CURRENT TIMESTAMP} (Db2, Derby);
+     * the first that answers is kept.
      *
-     * @throws BloomGuardException when the database cannot say: the application's clock may be
+     * @throws BloomGuardException when the database answers none: the application's clock may be
      *         skewed from the one that stamps the rows, so it never stands in
      */
     @Override
     public Instant now() {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
-                ResultSet now = statement.executeQuery("SELECT CURRENT_TIMESTAMP")) {
-            if (now.next() && now.getTimestamp(1) != null) {
-                return now.getTimestamp(1).toInstant();
+        SQLException last = null;
+        for (int tried = 0; tried < CLOCK_QUERIES.size(); tried++) {
+            int query = (clockQuery + tried) % CLOCK_QUERIES.size();
+            try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+                    ResultSet now = statement.executeQuery(CLOCK_QUERIES.get(query))) {
+                if (now.next() && now.getTimestamp(1) != null) {
+                    clockQuery = query;
+                    return now.getTimestamp(1).toInstant();
+                }
             }
-            throw new BloomGuardException("SELECT CURRENT_TIMESTAMP returned no time");
+            catch (SQLException ex) {
+                last = ex;
+            }
         }
-        catch (SQLException ex) {
-            throw new BloomGuardException("SELECT CURRENT_TIMESTAMP failed: " + ex.getMessage(), ex);
-        }
+        throw new BloomGuardException("the catch-up needs the database's clock, and none of " + CLOCK_QUERIES
+                + " answered" + (last == null ? "" : " (" + last.getMessage() + ")"), last);
     }
 
     /**
