@@ -24,8 +24,9 @@ public sealed interface FilterEvent {
         /** A shard's ready marker is clear: the live bitmap is missing or half-written in Redis. */
         INCOMPLETE,
         /**
-         * The filter is complete, but blocking is suspended ({@link FilterOperations#setBlockingSuspended}):
-         * it is not known to be built from the source this instance loads.
+         * The filter is complete, but a reason not to block is held ({@link FilterOperations#hold}):
+         * it is not known to be built from the source this instance loads, adds are still being
+         * retried, or Redis lost adds that the filter does not show yet.
          */
         SUSPENDED,
         /** Redis went back in time and lost adds (see {@link FilterOperations#verifyNotBehind}). */

@@ -52,7 +52,7 @@ public interface FilterGuard {
      * easy to get wrong: treating "cannot tell" as "absent" would block real keys.
      */
     default boolean mightContain(Object key) {
-        return check(key) != Membership.ABSENT;
+        return !check(key).isAbsent();
     }
 
     /**

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.stream.Stream;
 
@@ -170,19 +171,24 @@ public interface FilterOperations {
     boolean verifyNotBehind();
 
     /**
-     * While suspended, a complete filter's "absent" is answered {@link Membership#NOT_READY}: the
-     * live bitmap is not known to come from the source its owner loads (the warmup query changed
-     * since it was built, or that is not confirmed yet), so it may lack real keys. Local to this
-     * instance, no Redis involved; a check stays one round trip.
+     * Holds a reason not to block ({@link Hold}): while it is held, or was at any time between a
+     * check being sent and its reply being read, a complete filter's "absent" is answered
+     * {@link Membership#NOT_READY}. Held again when held already, it counts as taken anew (a check
+     * in flight meanwhile cannot block). Local to this instance, no Redis involved; a check stays
+     * one round trip.
      */
-    void setBlockingSuspended(boolean suspended);
+    void hold(Hold reason);
 
-    boolean isBlockingSuspended();
+    /** Lifts {@code reason}; the other reasons held stay. */
+    void release(Hold reason);
+
+    /** The reasons not to block this instance holds on this generation of the filter now. */
+    Set<Hold> holds();
 
     /**
      * Whether the generation that answers this filter's checks now lets its "absent" through:
-     * this one {@link #isBlockingSuspended suspended}, or, during a rolling change, the other
-     * generation that answers (loaded from another source). Why a check was bypassed, for metrics.
+     * this one {@link #holds held}, or, during a rolling change, the other generation that answers
+     * (loaded from another source). Why a check was bypassed, for metrics.
      */
     boolean isAnsweringSuspended();
 

@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.FilterEvent.Cause;
 import dev.bloomguard.core.check.FilterChecks;
+import dev.bloomguard.core.check.Holds;
 import dev.bloomguard.core.check.NotReadySignals;
 import dev.bloomguard.core.events.FilterEvents;
 import dev.bloomguard.core.events.PeerEvents;
@@ -59,8 +60,8 @@ final class FilterParts {
     final StatusReader status;
     /** Tells the builder's listeners of this generation's events. */
     final EventPublisher publisher;
-    /** See {@link RedisBloomFilter#setBlockingSuspended}; read when a check is sent and when its reply is read. */
-    volatile boolean blockingSuspended;
+    /** Every reason this generation has, on this instance, not to block: read when a check is sent and when its reply is read. */
+    final Holds holds = new Holds();
     /** The store's circuit transitions, told as {@link FilterEvent.CircuitChanged}; null without listeners. */
     private CircuitBreaker.Subscription circuit;
 
@@ -101,9 +102,9 @@ final class FilterParts {
         this.signals = new NotReadySignals(filter, generations,
                 cause -> publisher.publish(new FilterEvent.NotReady(facade, cause)));
         signalled[0] = signals;
-        this.checks = new FilterChecks(filter, mirror, () -> blockingSuspended, signals::notReady);
+        this.checks = new FilterChecks(filter, mirror, holds, signals::notReady);
         this.journal = new JournalUpkeep(filter, setup.journalRetention, setup.journalCapacity);
-        this.rewinds = new RewindWatch(filter, mirror, events, generations,
+        this.rewinds = new RewindWatch(filter, mirror, events, generations, holds,
                 () -> signals.notReady(Cause.REDIS_REWOUND));
         this.writes = new FilterWrites(filter, mirror, misses, events, rewinds, journal);
         this.loader = new FilterLoader(filter, setup.keyPrefix, generations, events, mirror, misses, setup.maxShrink,

@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
-import dev.bloomguard.core.check.Verdicts;
+import dev.bloomguard.core.check.Verdict;
 import dev.bloomguard.core.rollout.FilterGenerations;
 
 /**
@@ -15,8 +15,8 @@ import dev.bloomguard.core.rollout.FilterGenerations;
  * misses only to this one while it answers itself; and large batches in chunks of
  * {@code maxBatchSize}. Outside a rollout every call goes to this generation's parts.
  *
- * <p>A check answered by another generation is still this instance's: this instance's
- * {@link RedisBloomFilter#setBlockingSuspended suspension} turns its "absent" into not ready.
+ * <p>A check answered by another generation is still this instance's: {@link Verdict#ofGeneration}
+ * judges its "absent" again by this generation's {@link dev.bloomguard.core.check.Holds holds}.
  */
 final class GenerationRouting {
 
@@ -44,8 +44,8 @@ final class GenerationRouting {
             own.signals.noGenerationAnswers();
             return Membership.NOT_READY;
         }
-        boolean suspended = own.blockingSuspended; // when sent; see Probe#suspended
-        return Verdicts.suspendedAbsent(answering.check(key), suspended || own.blockingSuspended);
+        long sent = own.holds.sent(); // see Probe#sent
+        return Verdict.ofGeneration(answering.check(key), own.holds, sent);
     }
 
     CompletableFuture<Membership> checkAsync(Object key) {
@@ -57,9 +57,8 @@ final class GenerationRouting {
             own.signals.noGenerationAnswers();
             return CompletableFuture.completedFuture(Membership.NOT_READY);
         }
-        boolean suspended = own.blockingSuspended;
-        return answering.checkAsync(key)
-                .thenApply(answer -> Verdicts.suspendedAbsent(answer, suspended || own.blockingSuspended));
+        long sent = own.holds.sent();
+        return answering.checkAsync(key).thenApply(answer -> Verdict.ofGeneration(answer, own.holds, sent));
     }
 
     List<Membership> checkAll(Collection<?> keys) {
@@ -72,10 +71,10 @@ final class GenerationRouting {
         }
         if (answering == null) {
             own.signals.noGenerationAnswers();
-            return Verdicts.notReady(keys);
+            return Verdict.notReady(keys);
         }
-        boolean suspended = own.blockingSuspended;
-        return Verdicts.suspendedAbsent(answering.checkAll(keys), suspended || own.blockingSuspended);
+        long sent = own.holds.sent();
+        return Verdict.ofGeneration(answering.checkAll(keys), own.holds, sent);
     }
 
     CompletableFuture<List<Membership>> checkAllAsync(Collection<?> keys) {
@@ -88,17 +87,17 @@ final class GenerationRouting {
         }
         if (answering == null) {
             own.signals.noGenerationAnswers();
-            return CompletableFuture.completedFuture(Verdicts.notReady(keys));
+            return CompletableFuture.completedFuture(Verdict.notReady(keys));
         }
-        boolean suspended = own.blockingSuspended;
-        return answering.checkAllAsync(keys)
-                .thenApply(answers -> Verdicts.suspendedAbsent(answers, suspended || own.blockingSuspended));
+        long sent = own.holds.sent();
+        return answering.checkAllAsync(keys).thenApply(answers -> Verdict.ofGeneration(answers, own.holds, sent));
     }
 
     /** See {@link RedisBloomFilter#isAnsweringSuspended}. */
     boolean isAnsweringSuspended() {
         RedisBloomFilter answering = generations == null ? null : generations.answering();
-        return answering != null && answering != self ? answering.isBlockingSuspended() : own.blockingSuspended;
+        return answering != null && answering != self ? !answering.holds().isEmpty() || own.holds.any()
+                : own.holds.any();
     }
 
     void addAll(Collection<?> keys) {
@@ -147,9 +146,14 @@ final class GenerationRouting {
         return forgotten;
     }
 
+    /** Remembered, and blocking: {@link Verdict#remembered} judges it by this generation's holds. */
     CompletableFuture<Boolean> isRememberedMissAsync(Object key, String scope) {
-        return own.misses == null || !answersItself() ? CompletableFuture.completedFuture(Boolean.FALSE)
-                : own.misses.isRememberedAsync(own.filter.canonical(key), scope);
+        if (own.misses == null || !answersItself()) {
+            return CompletableFuture.completedFuture(Boolean.FALSE);
+        }
+        long sent = own.holds.sent();
+        return own.misses.isRememberedAsync(own.filter.canonical(key), scope)
+                .thenApply(found -> Verdict.remembered(found, own.holds, sent));
     }
 
     CompletableFuture<Boolean> rememberMissAsync(Object key, String scope, long checkStartedNanos) {

@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -122,13 +123,18 @@ public final class RedisBloomFilter implements FilterGuard, FilterOperations {
     }
 
     @Override
-    public void setBlockingSuspended(boolean suspended) {
-        parts.blockingSuspended = suspended;
+    public void hold(Hold reason) {
+        parts.holds.hold(reason);
     }
 
     @Override
-    public boolean isBlockingSuspended() {
-        return parts.blockingSuspended;
+    public void release(Hold reason) {
+        parts.holds.release(reason);
+    }
+
+    @Override
+    public Set<Hold> holds() {
+        return parts.holds.held();
     }
 
     @Override

@@ -78,7 +78,7 @@ class FilterListenerTests {
         List<Long> absent = absentKeys(filter);
         heard.clear();
 
-        filter.setBlockingSuspended(true);
+        filter.hold(Hold.FOREIGN_SOURCE);
 
         assertThat(filter.check(absent.get(0))).isEqualTo(Membership.NOT_READY);
         assertThat(filter.checkAll(absent)).containsOnly(Membership.NOT_READY);
@@ -89,7 +89,7 @@ class FilterListenerTests {
         assertThat(filter.checkAll(LongStream.rangeClosed(1, 1_000).boxed().toList())).containsOnly(Membership.PRESENT);
         assertThat(notReady()).as("present keys tell nothing").hasSize(4);
 
-        filter.setBlockingSuspended(false);
+        filter.release(Hold.FOREIGN_SOURCE);
 
         assertThat(filter.checkAll(absent)).containsOnly(Membership.ABSENT);
         assertThat(notReady()).hasSize(4);

@@ -64,7 +64,7 @@ class SuspendedWhenSentTests {
                         .builder(name, GEOMETRY, LettuceBitmapStore.create(proxied, Duration.ofSeconds(10)))
                         .checkTimeout(Duration.ofSeconds(5)).build();
                 assertThat(thisInstance.check(1L)).as("connected").isEqualTo(Membership.PRESENT);
-                thisInstance.setBlockingSuspended(true);
+                thisInstance.hold(Hold.FOREIGN_SOURCE);
 
                 holding.set(true);
                 long repliesBefore = proxy.replies();
@@ -74,7 +74,7 @@ class SuspendedWhenSentTests {
                 // While the reply is held: this instance loads its own query (over a connection of its
                 // own, as the load does not wait behind a check) and blocks again.
                 otherInstance.load(LongStream.rangeClosed(1, 20_000).boxed());
-                thisInstance.setBlockingSuspended(false);
+                thisInstance.release(Hold.FOREIGN_SOURCE);
 
                 assertThat(answer.get(10, TimeUnit.SECONDS)).as("a row of the own query, read while suspended")
                         .isNotEqualTo(Membership.ABSENT).isEqualTo(Membership.NOT_READY);

@@ -24,14 +24,14 @@ final class BatchProbes {
     private final int[] slotOfShard;
     private final int[] positionInShard;
     private final boolean allInMirror;
-    /** Whether blocking was suspended when the batch was sent: see {@link Probe#suspended}. */
-    private final boolean suspended;
+    /** The filter's holds when the batch was sent: see {@link Probe#sent}. */
+    private final long sent;
     final List<String> shardKeys = new ArrayList<>();
     final List<long[]> probes = new ArrayList<>();
 
-    BatchProbes(FilterContext filter, BitmapMirror mirror, Collection<?> keys, boolean suspended) {
+    BatchProbes(FilterContext filter, BitmapMirror mirror, Collection<?> keys, long sent) {
         this.keys = keys;
-        this.suspended = suspended;
+        this.sent = sent;
         FilterGeometry geometry = filter.geometry();
         this.hashes = geometry.hashes();
         int shards = geometry.shards();
@@ -89,7 +89,7 @@ final class BatchProbes {
 
     /**
      * Why {@link #answers} read {@link Membership#NOT_READY}: a shard's marker clear in
-     * {@code replies}, else blocking suspended.
+     * {@code replies}, else a reason not to block held.
      */
     Cause cause(List<BitSet> replies) {
         for (int slot = 0; replies != null && slot < replies.size(); slot++) {
@@ -102,9 +102,9 @@ final class BatchProbes {
 
     /**
      * @param replies Redis's replies, one per shard key, or null when the read failed
-     * @param suspendedNow whether blocking is suspended as the replies are read
+     * @param holds the filter's reasons not to block, read again as the replies are read
      */
-    List<Membership> answers(List<BitSet> replies, boolean suspendedNow) {
+    List<Membership> answers(List<BitSet> replies, Holds holds) {
         List<Membership> result = new ArrayList<>(keys.size());
         int index = 0;
         for (Object key : keys) {
@@ -118,8 +118,8 @@ final class BatchProbes {
                 continue;
             }
             int slot = slotOfShard[shardOf[index]];
-            result.add(Verdicts.read(replies.get(slot), probes.get(slot).length - 1, positionInShard[index] * hashes,
-                    hashes, suspended || suspendedNow));
+            result.add(Verdict.read(replies.get(slot), probes.get(slot).length - 1, positionInShard[index] * hashes,
+                    hashes, holds, sent));
             index++;
         }
         return result;

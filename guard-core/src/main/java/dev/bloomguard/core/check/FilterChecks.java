@@ -6,7 +6,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import dev.bloomguard.core.FilterEvent.Cause;
@@ -17,7 +16,7 @@ import dev.bloomguard.core.redis.BitmapStoreException;
 
 /**
  * The checks of one generation of a filter, single and batch, blocking and not: the mirror first,
- * then one {@code BITFIELD_RO} per shard, read by {@link Verdicts}. Never throws for Redis
+ * then one {@code BITFIELD_RO} per shard, read by {@link Verdict}. Never throws for Redis
  * failures, and an asynchronous check never completes exceptionally.
  *
  * <p>Which generation answers during a rolling change, and chunking of large batches, are the
@@ -29,25 +28,24 @@ public final class FilterChecks {
 
     private final FilterContext filter;
     private final BitmapMirror mirror;
-    private final BooleanSupplier suspended;
+    private final Holds holds;
     private final Consumer<Cause> notReady;
 
     /**
      * @param mirror the local mirror, or null
-     * @param suspended whether blocking is suspended now; read when a check is sent and when its reply is read
+     * @param holds this generation's reasons not to block; read when a check is sent and when its reply is read
      * @param notReady told, with the cause, when a reply says the filter is missing, incomplete or
-     *     suspended; must return at once
+     *     held; must return at once
      */
-    public FilterChecks(FilterContext filter, BitmapMirror mirror, BooleanSupplier suspended,
-            Consumer<Cause> notReady) {
+    public FilterChecks(FilterContext filter, BitmapMirror mirror, Holds holds, Consumer<Cause> notReady) {
         this.filter = filter;
         this.mirror = mirror;
-        this.suspended = suspended;
+        this.holds = holds;
         this.notReady = notReady;
     }
 
     public Membership check(Object key) {
-        Probe probe = Probe.of(filter, mirror, key, suspended.getAsBoolean());
+        Probe probe = Probe.of(filter, mirror, key, holds);
         if (probe.local() != null) {
             return probe.local();
         }
@@ -60,7 +58,7 @@ public final class FilterChecks {
             filter.log().debug("Filter '{}': check failed: {}", filter.name(), ex.getMessage());
             return Membership.UNAVAILABLE;
         }
-        Membership answer = probe.answer(reply, mirror, suspended.getAsBoolean());
+        Membership answer = probe.answer(reply, mirror, holds);
         if (answer == Membership.NOT_READY) {
             notReady.accept(probe.cause(reply));
         }
@@ -68,7 +66,7 @@ public final class FilterChecks {
     }
 
     public CompletableFuture<Membership> checkAsync(Object key) {
-        Probe probe = Probe.of(filter, mirror, key, suspended.getAsBoolean());
+        Probe probe = Probe.of(filter, mirror, key, holds);
         if (probe.local() != null) {
             return CompletableFuture.completedFuture(probe.local());
         }
@@ -78,7 +76,7 @@ public final class FilterChecks {
                         filter.log().debug("Filter '{}': check failed: {}", filter.name(), error.getMessage());
                         return Membership.UNAVAILABLE;
                     }
-                    Membership answer = probe.answer(reply, mirror, suspended.getAsBoolean());
+                    Membership answer = probe.answer(reply, mirror, holds);
                     if (answer == Membership.NOT_READY) {
                         Cause cause = probe.cause(reply);
                         filter.background().execute(() -> notReady.accept(cause));
@@ -89,7 +87,7 @@ public final class FilterChecks {
 
     /** Checks at most one chunk of keys: every shard's command sent before any reply is awaited. */
     public List<Membership> checkAll(Collection<?> keys) {
-        BatchProbes batch = new BatchProbes(filter, mirror, keys, suspended.getAsBoolean());
+        BatchProbes batch = new BatchProbes(filter, mirror, keys, holds.sent());
         if (batch.allInMirror()) {
             return batch.allPresent();
         }
@@ -102,7 +100,7 @@ public final class FilterChecks {
                 filter.log().debug("Filter '{}': batch check failed: {}", filter.name(), ex.getMessage());
             }
         }
-        List<Membership> result = batch.answers(replies, suspended.getAsBoolean());
+        List<Membership> result = batch.answers(replies, holds);
         if (result.contains(Membership.NOT_READY)) {
             notReady.accept(batch.cause(replies));
         }
@@ -110,19 +108,19 @@ public final class FilterChecks {
     }
 
     public CompletableFuture<List<Membership>> checkAllAsync(Collection<?> keys) {
-        BatchProbes batch = new BatchProbes(filter, mirror, keys, suspended.getAsBoolean());
+        BatchProbes batch = new BatchProbes(filter, mirror, keys, holds.sent());
         if (batch.allInMirror()) {
             return CompletableFuture.completedFuture(batch.allPresent());
         }
         if (batch.shardKeys.isEmpty()) {
-            return CompletableFuture.completedFuture(batch.answers(List.of(), suspended.getAsBoolean()));
+            return CompletableFuture.completedFuture(batch.answers(List.of(), holds));
         }
         return filter.store().readBitsManyAsync(batch.shardKeys, batch.probes, filter.checkTimeout())
                 .handle((replies, error) -> {
                     if (error != null) {
                         filter.log().debug("Filter '{}': batch check failed: {}", filter.name(), error.getMessage());
                     }
-                    List<Membership> result = batch.answers(error == null ? replies : null, suspended.getAsBoolean());
+                    List<Membership> result = batch.answers(error == null ? replies : null, holds);
                     if (result.contains(Membership.NOT_READY)) {
                         Cause cause = batch.cause(error == null ? replies : null);
                         filter.background().execute(() -> notReady.accept(cause));

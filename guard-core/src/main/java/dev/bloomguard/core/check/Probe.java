@@ -13,16 +13,15 @@ import dev.bloomguard.core.mirror.BitmapMirror;
  * {@code BITFIELD_RO} reads them; {@code local} is the mirror's answer when it needs no Redis
  * (and then the only field to read).
  *
- * @param suspended whether blocking was suspended when the check was sent. Read only when the
- *     reply arrives, it could be lifted by a load of the own query that swapped in after Redis read
- *     these bits from the other query's bitmap: a clear bit of a real key, taken for "absent". A
- *     suspension at either time lets the key through.
+ * @param sent the filter's {@link Holds} when the check was sent. Read only when the reply
+ *     arrives, a reason not to block could have been lifted in between (a load of the own query
+ *     that swapped in after Redis read these bits from the other query's bitmap): a clear bit of a
+ *     real key, taken for "absent". {@link Verdict} judges the reply by both ends and what lies between.
  */
-record Probe(int shard, long[] offsets, Membership local, boolean suspended) {
+record Probe(int shard, long[] offsets, Membership local, long sent) {
 
     /** Answered from memory: no offsets, as nothing is sent. */
-    private static final Probe PRESENT_IN_MEMORY = new Probe(-1, null, Membership.PRESENT, false);
-    private static final Probe ABSENT_IN_MEMORY = new Probe(-1, null, Membership.ABSENT, false);
+    private static final Probe PRESENT_IN_MEMORY = new Probe(-1, null, Membership.PRESENT, 0);
 
     /**
      * Where a key's offsets are worked out before the mirror looks them up: a hit then allocates
@@ -31,24 +30,27 @@ record Probe(int shard, long[] offsets, Membership local, boolean suspended) {
      */
     private static final ThreadLocal<long[]> OFFSETS = ThreadLocal.withInitial(() -> new long[16]);
 
-    /** Probes {@code key}; reads whether blocking is suspended now, before anything is sent. */
-    static Probe of(FilterContext filter, BitmapMirror mirror, Object key, boolean suspended) {
+    /** Probes {@code key}; reads the filter's holds now, before anything is sent. */
+    static Probe of(FilterContext filter, BitmapMirror mirror, Object key, Holds holds) {
+        long sent = holds.sent();
         int hashes = filter.geometry().hashes();
         long[] offsets = mirror == null ? new long[hashes + 1] : lent(hashes + 1);
         int shard = filter.place(key, offsets, 0);
         offsets[hashes] = filter.geometry().markerOffset();
         if (mirror == null) {
-            return new Probe(shard, offsets, null, suspended);
+            return new Probe(shard, offsets, null, sent);
         }
         BitmapMirror.Local found = mirror.lookup(shard, offsets, hashes);
         if (found == BitmapMirror.Local.PRESENT) {
             return PRESENT_IN_MEMORY;
         }
-        if (found == BitmapMirror.Local.CLEAR_BIT && mirror.trustsAbsent() && !suspended
-                && mirror.knowsClear(shard, offsets, hashes) && mirror.knowsSet(shard, offsets[hashes])) {
-            return ABSENT_IN_MEMORY;
+        if (found == BitmapMirror.Local.CLEAR_BIT) {
+            Membership fromMemory = Verdict.fromMemory(mirror, shard, offsets, hashes, holds, sent);
+            if (fromMemory != null) {
+                return new Probe(-1, null, fromMemory, sent);
+            }
         }
-        return new Probe(shard, Arrays.copyOf(offsets, hashes + 1), null, suspended);
+        return new Probe(shard, Arrays.copyOf(offsets, hashes + 1), null, sent);
     }
 
     private static long[] lent(int length) {
@@ -60,15 +62,15 @@ record Probe(int shard, long[] offsets, Membership local, boolean suspended) {
         return offsets;
     }
 
-    /** Why a reply read {@link Membership#NOT_READY}: its shard's marker clear, or blocking suspended. */
+    /** Why a reply read {@link Membership#NOT_READY}: its shard's marker clear, or a reason held. */
     Cause cause(BitSet reply) {
         return reply.get(offsets.length - 1) ? Cause.SUSPENDED : Cause.INCOMPLETE;
     }
 
-    /** Reads Redis's reply (see {@link Verdicts}); a present key's bits go to the mirror. */
-    Membership answer(BitSet reply, BitmapMirror mirror, boolean suspendedNow) {
+    /** Reads Redis's reply (see {@link Verdict}); a present key's bits go to the mirror. */
+    Membership answer(BitSet reply, BitmapMirror mirror, Holds holds) {
         int hashes = offsets.length - 1;
-        Membership answer = Verdicts.read(reply, hashes, 0, hashes, suspended || suspendedNow);
+        Membership answer = Verdict.read(reply, hashes, 0, hashes, holds, sent);
         if (answer == Membership.PRESENT && mirror != null) {
             mirror.apply(shard, offsets, 0, hashes);
         }

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 
+import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
 
@@ -103,11 +104,21 @@ final class GenerationCoverage {
                 // warmer lifts our suspension once our own generation is loaded from our query,
                 // whatever generation answers. Suspended here, its "absent" lets the key through
                 // until our own generation answers (or both bitmaps come from one source).
-                candidate.setBlockingSuspended(!Objects.equals(meta.get(SOURCE), ownSource));
+                holdIfForeign(candidate, meta.get(SOURCE), ownSource);
                 return candidate;
             }
         }
         return null;
+    }
+
+    /** Holds {@link Hold#FOREIGN_SOURCE} on {@code generation} while its source is not {@code ownSource}. */
+    static void holdIfForeign(RedisBloomFilter generation, String source, String ownSource) {
+        if (Objects.equals(source, ownSource)) {
+            generation.release(Hold.FOREIGN_SOURCE);
+        }
+        else {
+            generation.hold(Hold.FOREIGN_SOURCE);
+        }
     }
 
     /**

@@ -7,7 +7,6 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -198,8 +197,8 @@ final class ResizeFollowing {
                     && resizeCoverage(resize, instances, writeAfter, now) != ResizeCoverage.NOT_WRITTEN) {
                 // Loaded by whichever instance got there first: during a rolling change of the warmup
                 // query, from the other query, which may leave out rows of ours (see firstCovered).
-                resize.setBlockingSuspended(!Objects.equals(meta.get(GenerationCoverage.SOURCE),
-                        ownMeta.get(GenerationCoverage.SOURCE)));
+                GenerationCoverage.holdIfForeign(resize, meta.get(GenerationCoverage.SOURCE),
+                        ownMeta.get(GenerationCoverage.SOURCE));
                 return resize;
             }
         }

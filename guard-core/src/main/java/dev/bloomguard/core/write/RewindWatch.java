@@ -3,9 +3,12 @@ package dev.bloomguard.core.write;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
 
+import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.check.Holds;
 import dev.bloomguard.core.events.FilterEvents;
 import dev.bloomguard.core.internal.FilterContext;
 import dev.bloomguard.core.mirror.BitmapMirror;
@@ -32,21 +35,28 @@ public final class RewindWatch {
     private final FilterEvents events;
     private final FilterGenerations generations;
     private final Runnable notReady;
+    private final Holds holds;
     /** Rewinds noticed; a batch sent before one does not report it again. */
     private final AtomicLong rewinds = new AtomicLong();
+    /** Rewinds noticed and not acted on yet, each holding {@link Hold#REWOUND} until it is; guarded by {@code noticing}. */
+    private int noticed;
+    private final Object noticing = new Object();
 
     /**
      * @param mirror the local mirror, or null
      * @param generations the filter's generations, or null outside a rollout
+     * @param holds this generation's reasons not to block: {@link Hold#REWOUND} from the moment a
+     *     rewind is noticed until the filter was made not ready (its markers then say it)
      * @param notReady what a check that finds the filter not ready does
      */
     public RewindWatch(FilterContext filter, BitmapMirror mirror, FilterEvents events, FilterGenerations generations,
-            Runnable notReady) {
+            Holds holds, Runnable notReady) {
         this.filter = filter;
         this.addCounts = new AddCounts(filter.instanceId(), filter.geometry().shards());
         this.mirror = mirror;
         this.events = events;
         this.generations = generations;
+        this.holds = holds;
         this.notReady = notReady;
     }
 
@@ -54,10 +64,54 @@ public final class RewindWatch {
         return addCounts;
     }
 
-    /** An add's count said Redis is behind: acts on it in the background, unless a rewind since did. */
+    /**
+     * An add's count said Redis is behind: acts on it in the background, unless a rewind since
+     * did. The filter is held at once: until the markers are cleared, the keys Redis lost have
+     * clear bits under a set marker, and the background executor may be busy for a while.
+     */
     void behind(String detail) {
         long epoch = rewinds.get();
-        filter.background().execute(() -> rewound(epoch, detail, new boolean[filter.geometry().shards()]));
+        notice();
+        try {
+            filter.background().execute(() -> {
+                try {
+                    rewound(epoch, detail, new boolean[filter.geometry().shards()]);
+                }
+                finally {
+                    acted();
+                }
+            });
+        }
+        catch (RuntimeException ex) {
+            acted();
+            throw ex;
+        }
+    }
+
+    private boolean heldWhileActing(BooleanSupplier act) {
+        notice();
+        try {
+            return act.getAsBoolean();
+        }
+        finally {
+            acted();
+        }
+    }
+
+    private void notice() {
+        synchronized (noticing) {
+            if (noticed++ == 0) {
+                holds.hold(Hold.REWOUND);
+            }
+        }
+    }
+
+    private void acted() {
+        synchronized (noticing) {
+            if (--noticed == 0) {
+                holds.release(Hold.REWOUND);
+            }
+        }
     }
 
     /**
@@ -86,13 +140,13 @@ public final class RewindWatch {
                 }
             }
             else if (finding.verdict() == AddCounts.Verdict.BEHIND) {
-                return rewound(epoch, finding.detail(), handled);
+                return heldWhileActing(() -> rewound(epoch, finding.detail(), handled));
             }
         }
         List<RedisBloomFilter> others = generations == null ? List.of() : generations.others();
         for (RedisBloomFilter other : others) {
             if (other.verifyNotBehind()) {
-                return rewound(epoch, "generation " + other.keys().live() + " lost adds", handled);
+                return heldWhileActing(() -> rewound(epoch, "generation " + other.keys().live() + " lost adds", handled));
             }
         }
         return false;

@@ -75,7 +75,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         this.dependencies = new GuardDependencies(registry, metrics, observations);
         this.pendingAdds = new PendingAdds(RETRY_FIRST_DELAY, RETRY_MAX_DELAY, RETRY_GIVE_UP_AFTER, RETRY_CAPACITY,
                 rewarm);
-        this.checks = new GuardChecks(dependencies, pendingAdds, blockWhenUnavailable);
+        this.checks = new GuardChecks(dependencies, blockWhenUnavailable);
         this.misses = new MissRecorder(dependencies);
         this.adds = new KeyAdds(dependencies, pendingAdds, flights);
     }

@@ -8,6 +8,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.check.Verdict;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.metrics.CheckOutcome;
@@ -21,8 +22,11 @@ import dev.bloomguard.spring.metrics.GuardObservations;
  * its outcome and reason counted in {@link GuardMetrics} and its observation stopped. Knows
  * nothing of the call itself, so every return kind's handler shares it.
  *
- * <p>Only an {@link Membership#ABSENT} answer rejects a call (and, by policy, an unreachable
- * Redis); a filter that cannot tell always lets the call through. Logs under
+ * <p>Only an {@link Membership#isAbsent absent} answer rejects a call (and, by policy, an
+ * unreachable Redis); a filter that cannot tell always lets the call through. Whether a key is
+ * absent, or a remembered miss that blocks, is the core's {@link Verdict} alone, which weighs
+ * every reason not to block (a refused add of this instance still being retried among them);
+ * nothing here turns an answer into "absent". Logs under
  * {@link BloomGuardInterceptor}'s name, the category the documentation gives for rejected keys.
  */
 final class GuardChecks {
@@ -30,13 +34,11 @@ final class GuardChecks {
     private static final Logger log = LoggerFactory.getLogger(BloomGuardInterceptor.class);
 
     private final GuardDependencies dependencies;
-    private final PendingAdds pendingAdds;
     private final boolean blockWhenUnavailable;
 
     /** @param blockWhenUnavailable {@code on-redis-failure: block} */
-    GuardChecks(GuardDependencies dependencies, PendingAdds pendingAdds, boolean blockWhenUnavailable) {
+    GuardChecks(GuardDependencies dependencies, boolean blockWhenUnavailable) {
         this.dependencies = dependencies;
-        this.pendingAdds = pendingAdds;
         this.blockWhenUnavailable = blockWhenUnavailable;
         LoggedKeys.prepare();
     }
@@ -50,10 +52,9 @@ final class GuardChecks {
         RedisBloomFilter filter = guard.target().in(dependencies);
         GuardObservations.Pending observation = dependencies.observations().check(guard.filter());
         long started = System.nanoTime();
-        boolean addsPending = pendingAdds.holds(guard.filter());
         Membership answer;
         try {
-            answer = key instanceof List<?> batch ? batchAnswer(filter.checkAll(batch)) : filter.check(key);
+            answer = key instanceof List<?> batch ? Verdict.ofBatch(filter.checkAll(batch)) : filter.check(key);
         }
         catch (IllegalArgumentException ex) {
             throw GuardDependencies.failed(observation,
@@ -64,7 +65,7 @@ final class GuardChecks {
         }
         boolean remembered = answer == Membership.PRESENT && remembersMisses(guard, key)
                 && filter.isRememberedMissAsync(key, guard.misses().scope()).join();
-        return decide(guard, key, answer, remembered, addsPending, started, observation);
+        return decide(guard, key, answer, remembered, started, observation);
     }
 
     /** Whether a check of {@code key} that passed the filter may be a remembered miss, or be remembered. */
@@ -87,11 +88,10 @@ final class GuardChecks {
         RedisBloomFilter filter = guard.target().in(dependencies);
         GuardObservations.Pending observation = dependencies.observations().check(guard.filter());
         long started = System.nanoTime();
-        boolean addsPending = pendingAdds.holds(guard.filter());
         CompletableFuture<Membership> answer;
         try {
             answer = key instanceof List<?> batch
-                    ? filter.checkAllAsync(batch).thenApply(GuardChecks::batchAnswer)
+                    ? filter.checkAllAsync(batch).thenApply(Verdict::ofBatch)
                     : filter.checkAsync(key);
         }
         catch (IllegalArgumentException ex) {
@@ -107,12 +107,12 @@ final class GuardChecks {
             });
         }
         if (!remembersMisses(guard, key)) {
-            return answer.thenApply(membership -> decide(guard, key, membership, false, addsPending, started, observation));
+            return answer.thenApply(membership -> decide(guard, key, membership, false, started, observation));
         }
         return answer.thenCompose(membership -> membership != Membership.PRESENT
-                ? CompletableFuture.completedFuture(decide(guard, key, membership, false, addsPending, started, observation))
+                ? CompletableFuture.completedFuture(decide(guard, key, membership, false, started, observation))
                 : filter.isRememberedMissAsync(key, guard.misses().scope())
-                        .thenApply(remembered -> decide(guard, key, membership, remembered, addsPending, started, observation)));
+                        .thenApply(remembered -> decide(guard, key, membership, remembered, started, observation)));
     }
 
     /**
@@ -133,37 +133,22 @@ final class GuardChecks {
      * Counts the filter's answer, closes the check's observation with it and says whether the
      * call may go on.
      *
-     * @param remembered whether a key the filter passed is a remembered miss
-     * @param addsPending whether this instance had refused adds of the filter still being retried
-     *     when the check was sent: asked again only now, a retry that landed after Redis read the
-     *     bits (and before their reply came back) would let a clear bit of its key block it
+     * @param remembered whether a key the filter passed is a remembered miss that blocks, as the
+     *     core's verdict judged it
      */
     private Admission decide(BloomOperations.Guard guard, Object key, Membership answer, boolean remembered,
-            boolean addsPending, long started, GuardObservations.Pending observation) {
+            long started, GuardObservations.Pending observation) {
         long elapsedNanos = System.nanoTime() - started;
-        CheckOutcome outcome = switch (answer) {
-            case PRESENT -> CheckOutcome.PASSED;
-            case ABSENT -> CheckOutcome.BLOCKED;
-            case NOT_READY, UNAVAILABLE -> CheckOutcome.BYPASSED;
-        };
-        CheckReason reason = CheckReason.FILTER;
-        if (remembered) {
-            answer = Membership.ABSENT;
-            outcome = CheckOutcome.BLOCKED;
-            reason = CheckReason.REMEMBERED;
-        }
-        if (answer == Membership.ABSENT && (addsPending || pendingAdds.holds(guard.filter()))) {
-            // This instance has adds for the filter that Redis refused and that are still being retried.
-            outcome = CheckOutcome.BYPASSED;
-            answer = Membership.NOT_READY;
-            reason = CheckReason.SUSPENDED;
-        }
-        else if (outcome == CheckOutcome.BYPASSED) {
+        boolean rejected = answer.isAbsent() || remembered;
+        CheckOutcome outcome = rejected ? CheckOutcome.BLOCKED
+                : answer == Membership.PRESENT ? CheckOutcome.PASSED : CheckOutcome.BYPASSED;
+        CheckReason reason = remembered ? CheckReason.REMEMBERED : CheckReason.FILTER;
+        if (outcome == CheckOutcome.BYPASSED) {
             reason = bypassReason(guard.target().in(dependencies), answer);
         }
         dependencies.metrics().record(guard.filter(), outcome, reason, elapsedNanos);
         observation.stop(outcome.tag(), null);
-        if (answer == Membership.ABSENT) {
+        if (rejected) {
             if (log.isDebugEnabled()) {
                 // Only then: the key's digest costs a SHA-256 per rejection, under a flood of them.
                 log.debug("Filter '{}' rejected {} for {} ({})", guard.filter(), LoggedKeys.describe(key),
@@ -188,29 +173,5 @@ final class GuardChecks {
                     : CheckReason.CIRCUIT_OPEN;
         }
         return filter.isAnsweringSuspended() ? CheckReason.SUSPENDED : CheckReason.NOT_READY;
-    }
-
-    /** A batch is rejected only when every element is absent; otherwise the most permissive answer wins. */
-    static Membership batchAnswer(List<Membership> answers) {
-        if (answers.isEmpty()) {
-            return Membership.PRESENT;
-        }
-        boolean unavailable = false;
-        boolean notReady = false;
-        for (Membership answer : answers) {
-            switch (answer) {
-                case PRESENT -> {
-                    return Membership.PRESENT;
-                }
-                case NOT_READY -> notReady = true;
-                case UNAVAILABLE -> unavailable = true;
-                case ABSENT -> {
-                }
-            }
-        }
-        if (notReady) {
-            return Membership.NOT_READY;
-        }
-        return unavailable ? Membership.UNAVAILABLE : Membership.ABSENT;
     }
 }

@@ -17,13 +17,15 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.spring.retry.Backoff;
 
 /**
  * Adds that Redis refused after their rows may already have committed. Each is retried in the
- * background until it lands, and while any add of a filter is waiting, this instance does not
- * block that filter: an "absent" answer might be the key whose add is still on its way.
+ * background until it lands, and while any add of a filter is waiting, the filter holds
+ * {@link Hold#PENDING_ADDS} on this instance, so it does not block: an "absent" answer might be
+ * the key whose add is still on its way.
  *
  * <p>The one thing easy to get wrong: a refused add must never simply be reported and
  * forgotten. If it cannot be kept (more than {@code capacity} keys waiting for one filter) or
@@ -51,12 +53,6 @@ final class PendingAdds implements AutoCloseable {
         this.giveUpAfter = giveUpAfter;
         this.capacity = capacity;
         this.rewarm = rewarm;
-    }
-
-    /** Whether {@code filter} has adds (or a re-warm standing in for them) still waiting on this instance. */
-    boolean holds(String filter) {
-        Waiting current = waiting.get(filter);
-        return current != null && current.active();
     }
 
     /** Keeps {@code keys} of {@code filter} and retries them until they land. */
@@ -105,6 +101,8 @@ final class PendingAdds implements AutoCloseable {
         private volatile int size;
         private volatile boolean scheduled;
         private volatile boolean rewarming;
+        /** Whether this holds {@link Hold#PENDING_ADDS} on the filter; guarded by this object. */
+        private boolean holding;
         /** Set when adds refused during a re-warm could not be kept: another re-warm follows it. */
         private boolean rewarmAgain;
         private long failingSinceNanos;
@@ -117,6 +115,24 @@ final class PendingAdds implements AutoCloseable {
 
         boolean active() {
             return rewarming || size > 0;
+        }
+
+        /**
+         * Holds the filter while {@link #active}, lifts it once not: called under this object's lock
+         * after each change, so a hold is taken before the keys it covers can be checked and
+         * lifted only after they landed (or a re-warm holding them went live).
+         */
+        private void hold() {
+            boolean active = active();
+            if (active != holding) {
+                holding = active;
+                if (active) {
+                    filter.hold(Hold.PENDING_ADDS);
+                }
+                else {
+                    filter.release(Hold.PENDING_ADDS);
+                }
+            }
         }
 
         synchronized void offer(List<?> added) {
@@ -133,6 +149,7 @@ final class PendingAdds implements AutoCloseable {
             }
             batches.add(new ArrayList<>(added));
             size += added.size();
+            hold();
             if (rewarming) {
                 // Kept for after the re-warm, whose source may have been read before these rows
                 // committed: retried once it is live.
@@ -176,6 +193,7 @@ final class PendingAdds implements AutoCloseable {
                 landed.addAll(sent);
                 batches.removeIf(landed::contains);
                 size = batches.stream().mapToInt(List::size).sum();
+                hold();
                 log.info("Filter '{}': {} add(s) that Redis had refused have landed", filter.name(), keys.size());
                 if (size > 0 && !rewarming) {
                     attempts = 0;
@@ -191,6 +209,7 @@ final class PendingAdds implements AutoCloseable {
         private void giveUp(String why) {
             // First, so that the filter is held without a gap while the keys are dropped.
             rewarming = true;
+            hold();
             batches.clear();
             size = 0;
             scheduled = false;
@@ -217,6 +236,7 @@ final class PendingAdds implements AutoCloseable {
                             giveUp("more than " + capacity + " adds were refused during its re-warm");
                             return;
                         }
+                        hold(); // lifted here, unless adds refused during the re-warm wait (retried below)
                         if (size > 0 && !scheduled) {
                             scheduled = true;
                             failingSinceNanos = System.nanoTime();

@@ -3,15 +3,18 @@ package dev.bloomguard.spring.warmup;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.RedisBloomFilter;
 
 /**
  * Whether this instance knows that each filter's live bitmap was loaded from its own key source;
- * while it does not, the filter's blocking is suspended (its "absent" lets the key through), as
- * the bitmap may come from another warmup query and lack rows only this instance's returns.
+ * while it does not, the filter holds {@link Hold#FOREIGN_SOURCE} (its "absent" lets the key
+ * through), as the bitmap may come from another warmup query and lack rows only this instance's
+ * returns.
  *
  * <p>This is the warmer's own record, and the only thing the warmer reads to decide: it tells the
- * filter ({@link RedisBloomFilter#setBlockingSuspended}) and never reads the filter's flag back.
+ * filter ({@link RedisBloomFilter#hold}, {@link RedisBloomFilter#release}) and never reads the
+ * filter's holds back.
  * Both writes of a change happen under one lock, so two racing changes cannot leave the record
  * suspended and the filter blocking. Only a write from outside the warmer can: every distrust is
  * therefore written through even when recorded already, so a filter whose suspension someone else
@@ -33,7 +36,7 @@ final class SourceTrust {
      */
     synchronized boolean distrust(RedisBloomFilter filter) {
         boolean changed = distrusted.add(filter.name());
-        filter.setBlockingSuspended(true);
+        filter.hold(Hold.FOREIGN_SOURCE);
         return changed;
     }
 
@@ -44,7 +47,7 @@ final class SourceTrust {
      */
     synchronized boolean trust(RedisBloomFilter filter) {
         boolean changed = distrusted.remove(filter.name());
-        filter.setBlockingSuspended(false);
+        filter.release(Hold.FOREIGN_SOURCE);
         return changed;
     }
 }

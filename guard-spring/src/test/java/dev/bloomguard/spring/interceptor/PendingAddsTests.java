@@ -10,6 +10,7 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
 import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
@@ -44,7 +45,7 @@ class PendingAddsTests {
             admin.sync().configSet("min-replicas-to-write", "1");
             try {
                 pending.retry(filter, List.of(2_001L, 2_002L)); // over capacity: gives up, asks for the re-warm
-                assertThat(pending.holds("pending-adds")).isTrue();
+                assertThat(filter.holds().contains(Hold.PENDING_ADDS)).isTrue();
                 // A row commits while the re-warm reads a source that predates it; its add is refused too.
                 pending.retry(filter, List.of(2_003L));
             }
@@ -56,7 +57,7 @@ class PendingAddsTests {
             Await.until("the refused add landed after the re-warm", Duration.ofSeconds(5),
                     () -> filter.check(2_003L) == Membership.PRESENT);
             assertThat(filter.check(2_003L)).isEqualTo(Membership.PRESENT);
-            Await.until("the queue lets go once it landed", Duration.ofSeconds(5), () -> !pending.holds("pending-adds"));
+            Await.until("the queue lets go once it landed", Duration.ofSeconds(5), () -> !filter.holds().contains(Hold.PENDING_ADDS));
             long blocked = LongStream.rangeClosed(5_001, 6_000).mapToObj(filter::check)
                     .filter(Membership.ABSENT::equals).count();
             assertThat(blocked).as("the filter still blocks what nobody added").isGreaterThan(950);
@@ -87,13 +88,13 @@ class PendingAddsTests {
             pending.retry(filter, List.of(3_004L)); // committed while the re-warm reads its source
             Await.until("the retry in flight landed", Duration.ofSeconds(5),
                     () -> filter.check(3_001L) == Membership.PRESENT);
-            assertThat(pending.holds("pending-adds-in-flight")).as("held while the re-warm runs").isTrue();
+            assertThat(filter.holds().contains(Hold.PENDING_ADDS)).as("held while the re-warm runs").isTrue();
             rewarm.complete(null); // the re-warm is live: without 3,004
 
             Await.until("the add queued during the re-warm landed", Duration.ofSeconds(5),
                     () -> filter.check(3_004L) == Membership.PRESENT);
             Await.until("the queue lets go once it landed", Duration.ofSeconds(5),
-                    () -> !pending.holds("pending-adds-in-flight"));
+                    () -> !filter.holds().contains(Hold.PENDING_ADDS));
             long blocked = LongStream.rangeClosed(5_001, 6_000).mapToObj(filter::check)
                     .filter(Membership.ABSENT::equals).count();
             assertThat(blocked).as("the filter still blocks what nobody added").isGreaterThan(950);

@@ -168,7 +168,7 @@ class RebuildTests {
             assertThat(filter.isReady()).as("the old filter is live while the new query runs").isTrue();
             assertThat(directory.find(1_000_003L)).as("a key only the new query returns, during the reload")
                     .isEqualTo(1_000_003L);
-            Await.until("the reload from the new query", Duration.ofSeconds(30), () -> !filter.isBlockingSuspended());
+            Await.until("the reload from the new query", Duration.ofSeconds(30), () -> filter.holds().isEmpty());
             assertThat(filter.check(1_000_003L)).isEqualTo(Membership.PRESENT);
             long absent = LongStream.iterate(1_000_005L, id -> id + 2).limit(10_000)
                     .filter(id -> filter.check(id) == Membership.ABSENT).findFirst().orElseThrow();
@@ -207,7 +207,7 @@ class RebuildTests {
                     .filter(id -> filter.check(id) == Membership.ABSENT).count();
             assertThat(blocked).as("absent keys still blocked by the old filter").isGreaterThan(9_500);
             assertThat(filter.liveSince()).as("the old filter stays live").contains(firstLoad);
-            assertThat(filter.isBlockingSuspended()).isFalse();
+            assertThat(filter.holds()).isEmpty();
             assertThat(warmer.lastFailure("user").orElseThrow().reason()).contains("max-shrink");
 
             Await.until("the scheduled retry, if running, to end", Duration.ofSeconds(20), () -> !warmer.isWarming("user"));

@@ -15,6 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.embedded.RedisServer;
@@ -242,7 +243,7 @@ class RollingConfigChangeTests {
             foundWithinThenAlways(oldInstance, onlyInOldQuery, System.nanoTime(), check, 0,
                     "time the old instance blocks a row its own query returns");
 
-            oldFilter.setBlockingSuspended(false);
+            oldFilter.release(Hold.FOREIGN_SOURCE);
             foundWithinThenAlways(oldInstance, onlyInOldQuery, System.nanoTime(), check, 10,
                     "time a suspension lifted from outside lets the old instance block a row its query returns");
             assertThat(GuardedApp.rejected(upgraded.getBean(GuardedApp.Directory.class)))
