@@ -129,6 +129,11 @@ public final class RedisBloomFilter implements FilterGuard, FilterOperations {
 
     @Override
     public void release(Hold reason) {
+        if (reason == Hold.FOREIGN_SOURCE && parts.mirror != null && parts.holds.held().contains(reason)) {
+            // First: its pages may have been read from the other source's bitmap, before the swap
+            // event that would have dropped them reached this instance.
+            parts.mirror.clear();
+        }
         parts.holds.release(reason);
     }
 

@@ -71,6 +71,37 @@ class FilterListenerTests {
         assertThat(heard).as("a ready filter tells nothing").isEmpty();
     }
 
+    /**
+     * Adds still being retried, and a rewind not acted on yet, mend themselves (the adds land, the
+     * filter is made not ready): a check they hold lets the key through and tells no listener,
+     * whose reaction would be to reload the whole filter from its source, again after each load,
+     * for as long as Redis refuses the adds.
+     */
+    @Test
+    void aFilterHeldForItsOwnAddsLetsAbsentKeysThroughWithoutAskingForALoad(TestInfo test) {
+        RedisBloomFilter filter = filter(TestNames.unique(test), REDIS.store());
+        filter.load(LongStream.rangeClosed(1, 1_000).boxed());
+        List<Long> absent = absentKeys(filter);
+        heard.clear();
+
+        for (Hold reason : List.of(Hold.PENDING_ADDS, Hold.REWOUND)) {
+            filter.hold(reason);
+            assertThat(filter.check(absent.get(0))).isEqualTo(Membership.NOT_READY);
+            assertThat(filter.checkAll(absent)).containsOnly(Membership.NOT_READY);
+            assertThat(filter.checkAsync(absent.get(1)).join()).isEqualTo(Membership.NOT_READY);
+            assertThat(filter.checkAllAsync(absent).join()).containsOnly(Membership.NOT_READY);
+            filter.release(reason);
+        }
+        // A check held for another source does tell: its event comes after any the checks above sent.
+        filter.hold(Hold.FOREIGN_SOURCE);
+        assertThat(filter.checkAsync(absent.get(2)).join()).isEqualTo(Membership.NOT_READY);
+        Await.until("the suspended check's event", Duration.ofSeconds(5), () -> !notReady().isEmpty());
+        filter.release(Hold.FOREIGN_SOURCE);
+        assertThat(notReady()).extracting(NotReady::cause).containsExactly(Cause.SUSPENDED);
+
+        assertThat(filter.checkAll(absent)).as("released: the same checks block").containsOnly(Membership.ABSENT);
+    }
+
     @Test
     void aSuspendedFilterIsNotReadyBecauseSuspendedOnlyForTheKeysItWouldBlock(TestInfo test) {
         RedisBloomFilter filter = filter(TestNames.unique(test), REDIS.store());

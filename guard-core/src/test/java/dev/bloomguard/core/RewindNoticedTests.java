@@ -3,11 +3,14 @@ package dev.bloomguard.core;
 import static dev.bloomguard.core.redis.RealRedis.GENEROUS_CHECK_TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
@@ -74,6 +77,68 @@ class RewindNoticedTests {
                         afterSnapshot.stream(), Stream.of("after-the-restart")).flatMap(keys -> keys));
                 background.runAll();
                 assertThat(adder.checkAll(afterSnapshot)).containsOnly(Membership.PRESENT);
+                List<Object> neverAdded = IntStream.range(0, 1_000).mapToObj(i -> (Object) ("never-" + i)).toList();
+                long blocked = adder.checkAll(neverAdded).stream().filter(Membership.ABSENT::equals).count();
+                assertThat(blocked).as("absent keys blocked once loaded again").isGreaterThan(950);
+                adder.close();
+            }
+            finally {
+                client.close();
+            }
+        }
+    }
+
+    /**
+     * The instance acts on the rewind, but Redis refuses to clear the markers (a timeout just
+     * after a failover, an open circuit): the markers stay set over the lost keys' clear bits, so
+     * the rewind stays a reason not to block until a later look at Redis makes the filter not ready.
+     */
+    @Test
+    void keysLostByARewindStayUnblockedWhenTheMarkersCouldNotBeClearedUntilALaterLookClearsThem() throws Exception {
+        DeferredExecutor background = new DeferredExecutor();
+        AtomicBoolean refuseClears = new AtomicBoolean();
+        try (RedisServer rewinding = RedisServer.start()) {
+            LettuceClients client = LettuceClients.standalone(rewinding.port());
+            try {
+                BitmapStore redis = LettuceBitmapStore.create(client, Duration.ofSeconds(10));
+                BitmapStore store = (BitmapStore) Proxy.newProxyInstance(BitmapStore.class.getClassLoader(),
+                        new Class<?>[] { BitmapStore.class }, (proxy, method, args) -> {
+                            if (method.getName().equals("clearBit") && refuseClears.get()) {
+                                throw new BitmapStoreException("Command timed out (the test's)", null);
+                            }
+                            try {
+                                return method.invoke(redis, args);
+                            }
+                            catch (InvocationTargetException ex) {
+                                throw ex.getCause();
+                            }
+                        });
+                RedisBloomFilter adder = RedisBloomFilter.builder("rewind-not-cleared", GEOMETRY, store)
+                        .checkTimeout(GENEROUS_CHECK_TIMEOUT).background(background).build();
+                adder.load(LongStream.rangeClosed(1, 1_000).boxed());
+                client.commands().save();
+                List<Object> afterSnapshot = absentKeys(adder, 50);
+                adder.addAll(afterSnapshot);
+
+                rewinding.restart();
+                background.runAll();
+                untilRedisAnswers(() -> adder.addAll(List.of("after-the-restart")));
+                refuseClears.set(true);
+                background.runAll(); // acts, and cannot clear the markers
+                assertThat(adder.isComplete()).as("the markers are still set").contains(true);
+                assertThat(adder.checkAll(afterSnapshot)).as("rows whose adds Redis lost, the markers still set")
+                        .doesNotContain(Membership.ABSENT);
+                assertThat(adder.holds()).contains(Hold.REWOUND);
+
+                refuseClears.set(false);
+                assertThat(adder.verifyNotBehind()).as("the next look acts on it").isTrue();
+                assertThat(adder.isComplete()).contains(false);
+                assertThat(adder.holds()).doesNotContain(Hold.REWOUND);
+                assertThat(adder.checkAll(afterSnapshot)).doesNotContain(Membership.ABSENT);
+
+                adder.load(Stream.of(LongStream.rangeClosed(1, 1_000).boxed(), afterSnapshot.stream(),
+                        Stream.of("after-the-restart")).flatMap(keys -> keys));
+                background.runAll();
                 List<Object> neverAdded = IntStream.range(0, 1_000).mapToObj(i -> (Object) ("never-" + i)).toList();
                 long blocked = adder.checkAll(neverAdded).stream().filter(Membership.ABSENT::equals).count();
                 assertThat(blocked).as("absent keys blocked once loaded again").isGreaterThan(950);

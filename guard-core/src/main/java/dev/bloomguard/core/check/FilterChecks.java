@@ -60,7 +60,7 @@ public final class FilterChecks {
         }
         Membership answer = probe.answer(reply, mirror, holds);
         if (answer == Membership.NOT_READY) {
-            notReady.accept(probe.cause(reply));
+            tell(probe.cause(reply, holds));
         }
         return answer;
     }
@@ -78,8 +78,10 @@ public final class FilterChecks {
                     }
                     Membership answer = probe.answer(reply, mirror, holds);
                     if (answer == Membership.NOT_READY) {
-                        Cause cause = probe.cause(reply);
-                        filter.background().execute(() -> notReady.accept(cause));
+                        Cause cause = probe.cause(reply, holds);
+                        if (cause != null) {
+                            filter.background().execute(() -> notReady.accept(cause));
+                        }
                     }
                     return answer;
                 });
@@ -102,7 +104,7 @@ public final class FilterChecks {
         }
         List<Membership> result = batch.answers(replies, holds);
         if (result.contains(Membership.NOT_READY)) {
-            notReady.accept(batch.cause(replies));
+            tell(batch.cause(replies, holds));
         }
         return result;
     }
@@ -122,11 +124,19 @@ public final class FilterChecks {
                     }
                     List<Membership> result = batch.answers(error == null ? replies : null, holds);
                     if (result.contains(Membership.NOT_READY)) {
-                        Cause cause = batch.cause(error == null ? replies : null);
-                        filter.background().execute(() -> notReady.accept(cause));
+                        Cause cause = batch.cause(error == null ? replies : null, holds);
+                        if (cause != null) {
+                            filter.background().execute(() -> notReady.accept(cause));
+                        }
                     }
                     return result;
                 });
+    }
+
+    private void tell(Cause cause) {
+        if (cause != null) {
+            notReady.accept(cause);
+        }
     }
 
     /**

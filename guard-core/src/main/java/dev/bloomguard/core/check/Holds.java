@@ -69,6 +69,12 @@ public final class Holds {
         return state.get();
     }
 
+    /** Whether {@code reason} was held when {@code sent} was read, or is now. */
+    boolean heldAtEitherEnd(long sent, Hold reason) {
+        long bit = bit(reason);
+        return (sent & bit) != 0 || (state.get() & bit) != 0;
+    }
+
     /** Whether nothing was held when {@code sent} was read, nor since, nor now. */
     boolean clearSince(long sent) {
         return (sent & REASONS) == 0 && state.get() == sent;

@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.BitSet;
 
 import dev.bloomguard.core.FilterEvent.Cause;
+import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.internal.FilterContext;
 import dev.bloomguard.core.mirror.BitmapMirror;
@@ -62,9 +63,17 @@ record Probe(int shard, long[] offsets, Membership local, long sent) {
         return offsets;
     }
 
-    /** Why a reply read {@link Membership#NOT_READY}: its shard's marker clear, or a reason held. */
-    Cause cause(BitSet reply) {
-        return reply.get(offsets.length - 1) ? Cause.SUSPENDED : Cause.INCOMPLETE;
+    /**
+     * Why a reply read {@link Membership#NOT_READY}, if anyone need hear it: its shard's marker
+     * clear, or the live bitmap not known to come from this instance's source (which a load of it
+     * mends). Null for the other holds, which mend themselves (adds landing, a rewind acted on) and
+     * must not set off loads.
+     */
+    Cause cause(BitSet reply, Holds holds) {
+        if (!reply.get(offsets.length - 1)) {
+            return Cause.INCOMPLETE;
+        }
+        return holds.heldAtEitherEnd(sent, Hold.FOREIGN_SOURCE) ? Cause.SUSPENDED : null;
     }
 
     /** Reads Redis's reply (see {@link Verdict}); a present key's bits go to the mirror. */

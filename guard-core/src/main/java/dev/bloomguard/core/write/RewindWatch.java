@@ -2,6 +2,7 @@ package dev.bloomguard.core.write;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
@@ -40,6 +41,14 @@ public final class RewindWatch {
     private final AtomicLong rewinds = new AtomicLong();
     /** Rewinds noticed and not acted on yet, each holding {@link Hold#REWOUND} until it is; guarded by {@code noticing}. */
     private int noticed;
+    /**
+     * A rewind this instance could not act on (the markers could not be cleared, or the background
+     * executor refused the work): {@link Hold#REWOUND} stays held until a look at Redis finds
+     * nothing left to do. Guarded by {@code noticing}.
+     */
+    private boolean unresolved;
+    /** Whether this holds {@link Hold#REWOUND}; guarded by {@code noticing}. */
+    private boolean holding;
     private final Object noticing = new Object();
 
     /**
@@ -72,19 +81,27 @@ public final class RewindWatch {
     void behind(String detail) {
         long epoch = rewinds.get();
         notice();
+        AtomicBoolean done = new AtomicBoolean();
         try {
             filter.background().execute(() -> {
                 try {
                     rewound(epoch, detail, new boolean[filter.geometry().shards()]);
                 }
                 finally {
-                    acted();
+                    if (done.compareAndSet(false, true)) {
+                        acted();
+                    }
                 }
             });
         }
         catch (RuntimeException ex) {
-            acted();
-            throw ex;
+            // Refused by the executor, or run here and failed: the next look at Redis acts on it.
+            resolved(false);
+            if (done.compareAndSet(false, true)) {
+                acted();
+            }
+            filter.log().warn("Filter '{}': could not act on Redis going back in time now ({}); absent answers are"
+                    + " let through until the next look at Redis does", filter.name(), ex.toString());
         }
     }
 
@@ -100,17 +117,31 @@ public final class RewindWatch {
 
     private void notice() {
         synchronized (noticing) {
-            if (noticed++ == 0) {
-                holds.hold(Hold.REWOUND);
-            }
+            noticed++;
+            hold();
         }
     }
 
     private void acted() {
         synchronized (noticing) {
-            if (--noticed == 0) {
-                holds.release(Hold.REWOUND);
-            }
+            noticed--;
+            hold();
+        }
+    }
+
+    /** Whether every rewind this instance noticed was acted on, by it or by another instance. */
+    private void resolved(boolean resolved) {
+        synchronized (noticing) {
+            unresolved = !resolved;
+            hold();
+        }
+    }
+
+    private void hold() {
+        boolean held = noticed > 0 || unresolved;
+        if (held != holding) {
+            holding = held;
+            holds.set(Hold.REWOUND, held);
         }
     }
 
@@ -149,6 +180,7 @@ public final class RewindWatch {
                 return heldWhileActing(() -> rewound(epoch, "generation " + other.keys().live() + " lost adds", handled));
             }
         }
+        resolved(true); // Redis holds every add this instance knows of: nothing left to act on
         return false;
     }
 
@@ -188,6 +220,7 @@ public final class RewindWatch {
         if (IntStream.range(0, handled.length).allMatch(shard -> handled[shard])) {
             filter.log().info("Filter '{}': Redis lost adds ({}); another instance already made the filter not ready",
                     filter.name(), detail);
+            resolved(true);
             return false;
         }
         filter.log().error("Filter '{}': Redis lost adds ({}): it restarted from an older snapshot or failed over to a"
@@ -206,8 +239,11 @@ public final class RewindWatch {
                 generations.invalidateOthers();
             }
             events.publishSwap();
+            resolved(true);
         }
         catch (BitmapStoreException ex) {
+            // Held until a later look (the upkeep's, or an add's) makes it not ready.
+            resolved(false);
             filter.log().warn("Filter '{}': could not make the filter not ready after the rewind: {}", filter.name(),
                     ex.getMessage());
         }
