@@ -57,21 +57,30 @@ public class ReadmeExamplesTests {
     }
 
     /**
-     * A YAML block the README introduces with {@code <!-- the test resource PATH -->} is that file,
-     * byte for byte, so the configuration it shows is the one a test boots with.
+     * A YAML block the README or a page of {@code docs/} introduces with
+     * {@code <!-- the test resource PATH -->} is that file, byte for byte, so the configuration it
+     * shows is the one a test boots with.
      */
     @Test
     void everyYamlExampleNamedAsATestResourceIsThatResource() throws IOException {
         Path root = projectRoot();
-        Matcher block = TESTED_YAML.matcher(Files.readString(root.resolve("README.md")));
-        int found = 0;
-        while (block.find()) {
-            found++;
-            Path resource = root.resolve(block.group(1));
-            assertThat(resource).as("the README's test resource").isRegularFile();
-            assertThat(block.group(2)).as("the README's copy of %s", block.group(1)).isEqualTo(Files.readString(resource));
+        List<Path> documents = new ArrayList<>(List.of(root.resolve("README.md")));
+        try (Stream<Path> docs = Files.list(root.resolve("docs"))) {
+            docs.filter(file -> file.toString().endsWith(".md")).sorted().forEach(documents::add);
         }
-        assertThat(found).as("YAML examples in the README that name their test resource").isGreaterThanOrEqualTo(2);
+        int found = 0;
+        for (Path document : documents) {
+            Matcher block = TESTED_YAML.matcher(Files.readString(document));
+            while (block.find()) {
+                found++;
+                Path resource = root.resolve(block.group(1));
+                assertThat(resource).as("the test resource of %s", root.relativize(document)).isRegularFile();
+                assertThat(block.group(2)).as("the copy of %s in %s", block.group(1), root.relativize(document))
+                        .isEqualTo(Files.readString(resource));
+            }
+        }
+        assertThat(found).as("YAML examples in the README and docs/ that name their test resource")
+                .isGreaterThanOrEqualTo(2);
     }
 
     /** The checkout's root: the nearest folder above the working directory with the README and the parent pom. */
