@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceConnections;
+import dev.bloomguard.core.upkeep.FilterUpkeep;
 import dev.bloomguard.embedded.RedisServer;
 import io.lettuce.core.RedisClient;
 
@@ -26,10 +27,13 @@ class WithoutSpringExampleTests {
             LettuceConnections connections = LettuceConnections.of(redisClient);
             LettuceBitmapStore store = LettuceBitmapStore.create(connections, Duration.ofSeconds(10));
             RedisBloomFilter users = RedisBloomFilter.builder("user", FilterGeometry.of(1_000_000, 0.01), store).build();
+            FilterUpkeep upkeep = FilterUpkeep.of(users).start();  // what the starter schedules, without Spring
             users.load(userIds.stream());          // build in memory, upload, swap
             users.add(42L);
             users.mightContain("42");              // true
             users.check(-1L);                      // ABSENT, PRESENT, NOT_READY or UNAVAILABLE
+            upkeep.close();                        // before the filter
+            users.close();
 
             assertThat(users.mightContain("42")).isTrue();
             // One by one, as a guard asks: the builder's default check timeout (50 ms) is meant for single checks.
@@ -37,7 +41,6 @@ class WithoutSpringExampleTests {
                     .filteredOn(Membership.PRESENT::equals).hasSizeGreaterThan(9_900);
             long absent = LongStream.rangeClosed(-1_000, -1).filter(id -> users.check(id) == Membership.ABSENT).count();
             assertThat(absent).as("absent ids the filter blocks").isGreaterThan(950);
-            users.close();
             connections.close();
             redisClient.shutdown();
         }

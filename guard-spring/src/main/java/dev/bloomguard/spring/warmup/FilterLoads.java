@@ -19,6 +19,7 @@ import dev.bloomguard.core.IncompleteLoadException;
 import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.upkeep.FilterUpkeep;
 import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.metrics.LoadOutcome;
@@ -219,7 +220,7 @@ final class FilterLoads {
             sleep(waitPoll);
             if (anotherInstancesWill && filter.lockHolder().isEmpty() && filter.isReady() && isFromOwnQuery(task)) {
                 // Its generation was loaded by the other instance: look again now, not at the next heartbeat.
-                filter.generations().ifPresent(FilterSchedules::heartbeat);
+                FilterUpkeep.heartbeat(filter);
                 trust.trust(filter);
                 log.info("Filter '{}': loaded by another instance", filter.name());
                 return null;

@@ -13,13 +13,14 @@ import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.load.CatchUpTurn;
-import dev.bloomguard.core.rollout.FilterGenerations;
+import dev.bloomguard.core.upkeep.FilterUpkeep;
 import dev.bloomguard.spring.warmup.FilterWarmer.Task;
 
 /**
- * What a {@link FilterWarmer} runs on a schedule for each filter once started: rebuilds when due,
- * catch-up queries, generation heartbeats (on their own thread), the rewind check, journal upkeep
- * and the watch on which warmup query the live filter came from. It owns that watch's findings
+ * What a {@link FilterWarmer} runs on a schedule for each filter once started, beside the core's
+ * {@link FilterUpkeep} (generation heartbeats, the rewind check, journal upkeep, which a filter
+ * without Spring gets too): what needs the filter's key source, i.e. rebuilds when due, catch-up
+ * queries and the watch on which warmup query the live filter came from. It owns that watch's findings
  * (since when a filter is left to another query's instances), which the reactions to a not-ready
  * check and the rebuilds respect.
  */
@@ -60,7 +61,16 @@ final class FilterSchedules {
         foreignSince.remove(filter);
     }
 
-    /** Schedules every periodic job of {@code task} on the warmer's threads. */
+    /**
+     * Starts the core's upkeep of {@code task}'s filter on the warmer's threads: during a rolling
+     * change its first heartbeat runs now, before any load or check.
+     */
+    FilterUpkeep startUpkeep(Task task) {
+        return FilterUpkeep.of(task.filter()).rewindCheckInterval(rewindCheckInterval).scheduler(threads.scheduler())
+                .heartbeats(threads.heartbeats()).start();
+    }
+
+    /** Schedules every periodic job of {@code task} that needs its key source on the warmer's threads. */
     void schedule(Task task) {
         ScheduledExecutorService scheduler = threads.scheduler();
         Duration interval = task.rebuildInterval();
@@ -74,34 +84,8 @@ final class FilterSchedules {
             scheduler.scheduleWithFixedDelay(() -> catchUp(task, catchUp.get()), period, period,
                     TimeUnit.MILLISECONDS);
         }
-        task.filter().generations().ifPresent(generations -> {
-            long period = generations.heartbeatInterval().toMillis();
-            threads.heartbeats().scheduleWithFixedDelay(() -> heartbeat(generations), period, period,
-                    TimeUnit.MILLISECONDS);
-        });
-        long rewindPeriod = rewindCheckInterval.toMillis();
-        scheduler.scheduleWithFixedDelay(() -> {
-            verifyNotBehind(task.filter());
-            watchSource(task);
-        }, rewindPeriod, rewindPeriod, TimeUnit.MILLISECONDS);
-        long journalPeriod = Math.max(1000,
-                Math.min(task.filter().journalRetention().toMillis() / 2, Duration.ofMinutes(1).toMillis()));
-        scheduler.scheduleWithFixedDelay(() -> maintainJournal(task.filter()), journalPeriod, journalPeriod,
-                TimeUnit.MILLISECONDS);
-    }
-
-    /**
-     * Until its first heartbeat succeeds an instance bypasses the filter and its adds fail (and
-     * are retried): it does not know which generations the other instances read.
-     */
-    static void heartbeat(FilterGenerations generations) {
-        try {
-            generations.heartbeat();
-        }
-        catch (RuntimeException ex) {
-            generations.heartbeatFailed();
-            log.warn("Could not tell other instances which filter generations this one uses: {}", ex.getMessage());
-        }
+        long watchPeriod = rewindCheckInterval.toMillis();
+        scheduler.scheduleWithFixedDelay(() -> watchSource(task), watchPeriod, watchPeriod, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -157,26 +141,6 @@ final class FilterSchedules {
         }
         catch (RuntimeException ex) {
             log.debug("Filter '{}': could not read the live filter's source: {}", filter.name(), ex.getMessage());
-        }
-    }
-
-    /** Runs on the scheduler: Redis being unreachable is the breaker's and the checks' concern. */
-    private static void verifyNotBehind(RedisBloomFilter filter) {
-        try {
-            filter.verifyNotBehind();
-        }
-        catch (RuntimeException ex) {
-            log.debug("Filter '{}': could not check whether Redis went back in time: {}", filter.name(),
-                    ex.getMessage());
-        }
-    }
-
-    private static void maintainJournal(RedisBloomFilter filter) {
-        try {
-            filter.maintainJournal();
-        }
-        catch (RuntimeException ex) {
-            log.debug("Filter '{}': could not rotate the adds journal: {}", filter.name(), ex.getMessage());
         }
     }
 

@@ -2,6 +2,7 @@ package dev.bloomguard.spring.warmup;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +20,7 @@ import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.FilterEvent;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.rollout.FilterGenerations;
+import dev.bloomguard.core.upkeep.FilterUpkeep;
 import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 
@@ -77,6 +79,8 @@ public final class FilterWarmer implements SmartLifecycle {
     private final SourceTrust trust = new SourceTrust();
     private final FilterLoads loads;
     private final FilterSchedules schedules;
+    /** The core's upkeep of each filter, started with the warmer and closed with it. */
+    private final List<FilterUpkeep> upkeeps = new ArrayList<>();
     private final FilterReactions reactions;
 
     /**
@@ -98,7 +102,7 @@ public final class FilterWarmer implements SmartLifecycle {
     public void start() {
         threads.start();
         for (Task task : tasks.values()) {
-            task.filter().generations().ifPresent(FilterSchedules::heartbeat);
+            upkeeps.add(schedules.startUpkeep(task));
         }
         for (Task task : tasks.values()) {
             if (task.source() != null) {
@@ -148,7 +152,7 @@ public final class FilterWarmer implements SmartLifecycle {
             boolean sameSource = FilterLoads.isFromOwnQuery(task);
             if (fresh && sameSource) {
                 // Loaded by another instance, perhaps after this one's first heartbeat: look again now.
-                filter.generations().ifPresent(FilterSchedules::heartbeat);
+                FilterUpkeep.heartbeat(filter);
                 trust.trust(filter);
                 log.info("Filter '{}' is already live in Redis (since {}); not warming it again", filter.name(),
                         since.map(Instant::toString).orElse("an unknown time"));
@@ -247,6 +251,8 @@ public final class FilterWarmer implements SmartLifecycle {
     @Override
     public void stop() {
         threads.stopping();
+        upkeeps.forEach(FilterUpkeep::close);
+        upkeeps.clear();
         for (Task task : tasks.values()) {
             task.filter().generations().ifPresent(FilterGenerations::close);
         }
