@@ -21,7 +21,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
 import dev.bloomguard.core.RedisBloomFilter;
-import dev.bloomguard.core.memory.InMemoryBitmapStore;
+import dev.bloomguard.test.memory.InMemoryBitmapStore;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuard;

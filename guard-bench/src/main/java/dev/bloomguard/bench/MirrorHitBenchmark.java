@@ -19,7 +19,7 @@ import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.BitPositions;
 import dev.bloomguard.core.hash.KeyHash;
-import dev.bloomguard.core.memory.InMemoryBitmapStore;
+import dev.bloomguard.test.memory.InMemoryBitmapStore;
 import dev.bloomguard.core.mirror.MirrorSettings;
 
 /**

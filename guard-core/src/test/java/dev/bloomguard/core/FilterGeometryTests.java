@@ -9,6 +9,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import dev.bloomguard.testsupport.GuavaFilters;
+
 class FilterGeometryTests {
 
     @ParameterizedTest(name = "n={0}, p={1} -> {2} bits, {3} hashes")

@@ -19,7 +19,7 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.RedisBloomFilter;
-import dev.bloomguard.core.memory.InMemoryBitmapStore;
+import dev.bloomguard.test.memory.InMemoryBitmapStore;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.spring.autoconfigure.BloomGuardAutoConfiguration;
 import dev.bloomguard.testsupport.AbsentKeys;

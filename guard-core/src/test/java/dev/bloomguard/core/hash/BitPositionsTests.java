@@ -16,8 +16,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import com.google.common.hash.BloomFilter;
 
+import dev.bloomguard.testsupport.GuavaFilters;
 import dev.bloomguard.core.FilterGeometry;
-import dev.bloomguard.core.GuavaFilters;
 
 /**
  * Bit offsets are stored format: the bits in Redis outlive a deploy, so a key must land on the

@@ -1,4 +1,4 @@
-package dev.bloomguard.core.memory;
+package dev.bloomguard.test.memory;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.bloomguard.core;
+package dev.bloomguard.testsupport;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 

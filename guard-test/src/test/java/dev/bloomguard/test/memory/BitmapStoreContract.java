@@ -1,17 +1,17 @@
-package dev.bloomguard.core.memory;
+package dev.bloomguard.test.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.stream.IntStream;
@@ -19,12 +19,13 @@ import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import com.google.common.hash.BloomFilter;
 
+import dev.bloomguard.testsupport.GuavaFilters;
 import dev.bloomguard.core.FilterGeometry;
-import dev.bloomguard.core.GuavaFilters;
 import dev.bloomguard.core.IncompleteLoadException;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.Membership;
@@ -35,26 +36,48 @@ import dev.bloomguard.testsupport.AbsentKeys;
 import dev.bloomguard.testsupport.Await;
 
 /**
- * The filter's own behaviours over the in-memory store, no Redis at all: what RedisBloomFilterTests,
- * LoadLockTests and RememberedMissesTests show against a real redis-server must hold here too, so that
- * tests built on this store test the filter and not a simplification of it. Time that Redis would
- * keep (TTLs, the journal's retention) is the store's clock, moved by the tests.
+ * What the filter does over a store, as one suite that every store must pass: the in-memory store
+ * ({@link InMemoryBitmapStoreContractTests}) and the Redis store on a real redis-server
+ * ({@link RedisBitmapStoreContractTests}). An application's tests that use the in-memory store
+ * then test the filter, not a simplification of it. Time that Redis keeps (TTLs, the journal's
+ * retention) passes through {@link #advance}: the in-memory store's clock is moved, Redis is waited for.
  */
-class InMemoryBitmapStoreTests {
+abstract class BitmapStoreContract {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final String LOOKUP = "Users#find";
 
-    private final MovableClock clock = new MovableClock();
-    private final InMemoryBitmapStore store = InMemoryBitmapStore.create(clock);
+    private BitmapStore store;
     private final ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor();
     private final List<RedisBloomFilter> filters = new ArrayList<>();
+
+    /** A store holding nothing of an earlier test. */
+    abstract BitmapStore newStore();
+
+    /** Lets {@code time} pass for the store's TTLs. */
+    abstract void advance(Duration time);
+
+    /** How many subscribers {@code channel} has on the store. */
+    abstract long subscribers(String channel);
+
+    /** Releases what {@link #newStore} opened. */
+    abstract void closeStore(BitmapStore store);
+
+    @BeforeEach
+    void openStore() {
+        store = newStore();
+    }
+
+    /** The store of the running test. */
+    BitmapStore currentStore() {
+        return store;
+    }
 
     @AfterEach
     void close() {
         filters.forEach(RedisBloomFilter::close);
         renewals.shutdownNow();
-        store.close();
+        closeStore(store);
     }
 
     @Test
@@ -123,7 +146,7 @@ class InMemoryBitmapStoreTests {
     @Test
     void keepsAnAddThroughTheSwapsOfTheRetentionAndLeavesItToTheSourceAfter() {
         RedisBloomFilter filter = RedisBloomFilter.builder("journal", FilterGeometry.of(1_000, 0.01), store)
-                .checkTimeout(TIMEOUT).journalRetention(Duration.ofMinutes(10)).build();
+                .checkTimeout(TIMEOUT).journalRetention(Duration.ofSeconds(3)).build();
         filters.add(filter);
         filter.load(LongStream.rangeClosed(1, 100).boxed());
         List<Object> candidates = absentKeys(filter, 2);
@@ -139,9 +162,9 @@ class InMemoryBitmapStoreTests {
             assertThat(filter.check(addedOnly)).as("load %s", load).isEqualTo(Membership.PRESENT);
         }
 
-        clock.advance(Duration.ofMinutes(11));
+        advance(Duration.ofMillis(3_300));
         filter.maintainJournal();
-        clock.advance(Duration.ofMinutes(11));
+        advance(Duration.ofMillis(3_300));
         filter.maintainJournal();
         LoadReport last = filter.load(Stream.concat(LongStream.rangeClosed(1, 100).boxed(), Stream.of(addedAndInSource)));
 
@@ -195,10 +218,10 @@ class InMemoryBitmapStoreTests {
         lease.get().close();
         assertThat(second.lockHolder()).isEmpty();
 
-        assertThat(store.setIfAbsent(second.keys().lock(), "crashed-instance", Duration.ofSeconds(30))).isTrue();
+        assertThat(store.setIfAbsent(second.keys().lock(), "crashed-instance", Duration.ofSeconds(1))).isTrue();
         assertThat(second.tryLockForLoad(Duration.ofMinutes(1), renewals)).isEmpty();
         assertThat(store.deleteIfEquals(second.keys().lock(), "another-token")).as("fenced by its token").isFalse();
-        clock.advance(Duration.ofSeconds(31));
+        advance(Duration.ofMillis(1_100));
         try (RedisBloomFilter.LoadLease taken = second.tryLockForLoad(Duration.ofMinutes(1), renewals).orElseThrow()) {
             assertThat(first.lockHolder()).contains("second");
         }
@@ -207,7 +230,7 @@ class InMemoryBitmapStoreTests {
     @Test
     void remembersAMissForItsTtlAndForgetsItOnAnAdd() {
         RedisBloomFilter filter = RedisBloomFilter.builder("misses", FilterGeometry.of(10_000, 0.01), store)
-                .checkTimeout(TIMEOUT).rememberMisses(new RememberedMisses.Settings(Duration.ofMinutes(1), 1_000, false))
+                .checkTimeout(TIMEOUT).rememberMisses(new RememberedMisses.Settings(Duration.ofSeconds(2), 1_000, false))
                 .build();
         filters.add(filter);
         filter.load(LongStream.rangeClosed(1, 5_000).boxed());
@@ -219,9 +242,9 @@ class InMemoryBitmapStoreTests {
         assertThat(filter.isRememberedMissAsync(4242L, LOOKUP).join()).as("forgotten by the add").isFalse();
 
         assertThat(filter.rememberMissAsync(17L, LOOKUP, System.nanoTime()).join()).isTrue();
-        clock.advance(Duration.ofSeconds(59));
+        advance(Duration.ofMillis(1_500));
         assertThat(filter.isRememberedMissAsync(17L, LOOKUP).join()).isTrue();
-        clock.advance(Duration.ofSeconds(2));
+        advance(Duration.ofMillis(600));
         assertThat(filter.isRememberedMissAsync(17L, LOOKUP).join()).as("past its TTL").isFalse();
     }
 
@@ -241,12 +264,14 @@ class InMemoryBitmapStoreTests {
 
             @Override
             public void onSubscribed() {
-                store.publish("confirm-order", "published on subscribed".getBytes());
+                // From another thread: a listener must not block the thread that confirms (Lettuce's I/O thread).
+                CompletableFuture.runAsync(() -> store.publish("confirm-order", "published on subscribed".getBytes()));
             }
         });
 
-        Await.until("the message published while confirming", TIMEOUT, () -> heard.size() == 1);
-        assertThat(heard).containsExactly("published on subscribed");
+        // A store may confirm more than once (the Redis store tells on the confirmation and on the reply).
+        Await.until("the message published while confirming", TIMEOUT, () -> !heard.isEmpty());
+        assertThat(heard).containsOnly("published on subscribed");
         assertThat(subscription.isHearing()).isTrue();
         subscription.close();
     }
@@ -254,11 +279,13 @@ class InMemoryBitmapStoreTests {
     @Test
     void deliversEventsToEachSubscriberInOrderOffThePublishersThread() {
         ConcurrentLinkedQueue<String> heard = new ConcurrentLinkedQueue<>();
-        List<String> confirmed = new ArrayList<>();
+        Set<Thread> listenerThreads = ConcurrentHashMap.newKeySet();
+        List<String> confirmed = new CopyOnWriteArrayList<>();
         BitmapStore.Subscription subscription = store.subscribe("events", new BitmapStore.ChannelListener() {
             @Override
             public void onMessage(byte[] message) {
-                heard.add(new String(message) + " on " + Thread.currentThread().getName());
+                heard.add(new String(message));
+                listenerThreads.add(Thread.currentThread());
             }
 
             @Override
@@ -266,7 +293,7 @@ class InMemoryBitmapStoreTests {
                 confirmed.add("confirmed");
             }
         });
-        assertThat(confirmed).as("confirmed before subscribe returns").containsExactly("confirmed");
+        assertThat(confirmed).as("confirmed before subscribe returns").isNotEmpty().containsOnly("confirmed");
         assertThat(subscription.isHearing()).isTrue();
 
         store.publish("other", "elsewhere".getBytes());
@@ -275,10 +302,8 @@ class InMemoryBitmapStoreTests {
         }
         Await.until("100 messages heard", TIMEOUT, () -> heard.size() == 100);
 
-        String caller = Thread.currentThread().getName();
-        assertThat(heard).containsExactlyElementsOf(IntStream.range(0, 100)
-                .mapToObj(i -> "m" + i + " on bloom-guard-in-memory-pubsub").toList());
-        assertThat(caller).isNotEqualTo("bloom-guard-in-memory-pubsub");
+        assertThat(heard).containsExactlyElementsOf(IntStream.range(0, 100).mapToObj(i -> "m" + i).toList());
+        assertThat(listenerThreads).as("heard off the publisher's thread").doesNotContain(Thread.currentThread());
         subscription.close();
         assertThat(subscription.isHearing()).isFalse();
         store.publish("events", "late".getBytes());
@@ -298,7 +323,7 @@ class InMemoryBitmapStoreTests {
         filters.add(two);
         one.load(LongStream.rangeClosed(1, 5_000).boxed());
         // Both listen before anything is remembered: pub/sub keeps nothing for a late subscriber.
-        Await.until("both filters listen", TIMEOUT, () -> store.subscribers(one.keys().events()) == 2);
+        Await.until("both filters listen", TIMEOUT, () -> subscribers(one.keys().events()) == 2);
 
         assertThat(one.rememberMissAsync(4242L, LOOKUP, System.nanoTime()).join()).isTrue();
         Await.until("the other filter knows the miss", TIMEOUT, () -> two.isRememberedMissAsync(4242L, LOOKUP).join());
@@ -322,35 +347,5 @@ class InMemoryBitmapStoreTests {
     private static List<Object> absentKeys(RedisBloomFilter filter, int count) {
         return AbsentKeys.first(count, LongStream.iterate(10_000_000L, id -> id + 1).boxed().map(id -> (Object) ("absent-" + id)),
                 key -> filter.check(key) == Membership.ABSENT);
-    }
-
-    /** A clock that tests move forward, standing for Redis's. */
-    private static final class MovableClock extends Clock {
-
-        private volatile long millis = Instant.parse("2026-01-01T00:00:00Z").toEpochMilli();
-
-        void advance(Duration by) {
-            millis += by.toMillis();
-        }
-
-        @Override
-        public long millis() {
-            return millis;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
     }
 }

@@ -1,4 +1,4 @@
-package dev.bloomguard.core.memory;
+package dev.bloomguard.test.memory;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
