@@ -13,17 +13,20 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.Tuple;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 
 import dev.bloomguard.core.histories.History;
+import dev.bloomguard.core.histories.HistoryRedis;
 import dev.bloomguard.core.histories.Step;
-import dev.bloomguard.core.redis.LettuceClients;
+import dev.bloomguard.embedded.RedisCluster;
 import dev.bloomguard.embedded.RedisServer;
 
 /**
  * Histories nobody thought of: random sequences of what happens to a filter in production, played
- * by three instances of one filter on a real redis-server against a model of the keys the filter
+ * by three instances of one filter on a real redis-server (one history in four on a Redis Cluster of three
+ * masters, the filter in three shards) against a model of the keys the filter
  * knows: those whose add returned, and rows written behind the guard's back once a load of every
  * generation that may answer read them. The property: no known key is ever answered ABSENT, nor
  * rejected as a remembered miss, once the bound the README states for that day has passed (after
@@ -47,36 +50,55 @@ class OperationalHistoriesTests {
     private static final AtomicLong SETTLED = new AtomicLong();
     private static final AtomicLong BLOCKING_AT_THE_END = new AtomicLong();
 
-    private static RedisServer redis;
-    /** One client for every history: a client per history would start its own threads and timers each time. */
-    private static LettuceClients client;
+    private static final AtomicLong ON_A_CLUSTER = new AtomicLong();
+
+    private static RedisServer server;
+    private static RedisCluster cluster;
+    /** One client for every history on each: a client per history would start its own threads and timers each time. */
+    private static HistoryRedis standalone;
+    private static HistoryRedis clustered;
+
+    /** Where a history plays: one redis-server, or a Redis Cluster of three masters. */
+    enum Topology {
+        STANDALONE, CLUSTER
+    }
 
     @BeforeContainer
     static void startRedis() {
-        redis = RedisServer.start();
-        client = LettuceClients.standalone(redis.port());
+        server = RedisServer.start();
+        standalone = HistoryRedis.standalone(server);
+        cluster = RedisCluster.start(3);
+        clustered = HistoryRedis.cluster(cluster);
     }
 
     @AfterContainer
     static void stopRedis() {
-        if (client != null) {
-            client.close();
+        for (AutoCloseable closing : new AutoCloseable[] { standalone, clustered, server, cluster }) {
+            try {
+                if (closing != null) {
+                    closing.close();
+                }
+            }
+            catch (Exception ex) {
+                throw new IllegalStateException(ex);
+            }
         }
-        if (redis != null) {
-            redis.close();
-        }
-        System.out.printf("Operational histories: %d histories played, %d steps, %d checks of known keys (%d answered"
+        System.out.printf("Operational histories: %d histories played (%d on a Redis Cluster), %d steps, %d checks of known keys (%d answered"
                 + " ABSENT), %d histories blocking absent keys at their end (of %d settled)%n", HISTORIES.get(),
-                STEPS.get(), History.COMMITTED_CHECKS.get(), History.FALSE_NEGATIVES.get(),
+                ON_A_CLUSTER.get(), STEPS.get(), History.COMMITTED_CHECKS.get(), History.FALSE_NEGATIVES.get(),
                 BLOCKING_AT_THE_END.get(), SETTLED.get());
         assertThat(BLOCKING_AT_THE_END.get()).as("histories whose filter blocks most absent keys at their end")
                 .isGreaterThan(SETTLED.get() * 9 / 10);
     }
 
     @Property(shrinking = ShrinkingMode.BOUNDED)
-    void noCommittedKeyIsEverAnsweredAbsent(@ForAll("histories") List<Step> steps, @ForAll History.Variant variant) {
+    void noCommittedKeyIsEverAnsweredAbsent(@ForAll("histories") List<Step> steps, @ForAll History.Variant variant,
+            @ForAll("topologies") Topology topology) {
         HISTORIES.incrementAndGet();
-        try (History history = History.start(client, redis.port(), variant)) {
+        if (topology == Topology.CLUSTER) {
+            ON_A_CLUSTER.incrementAndGet();
+        }
+        try (History history = History.start(topology == Topology.CLUSTER ? clustered : standalone, variant)) {
             for (Step step : steps) {
                 STEPS.incrementAndGet();
                 step.apply(history);
@@ -100,7 +122,7 @@ class OperationalHistoriesTests {
     void aRebuildFromABrokenSourceAfterARealLoadBlocksNoCommittedKey() {
         List<Step> steps = List.of(new Step.Insert(1), new Step.Insert(2), new Step.Add(1, 3), new Step.Load(0),
                 new Step.Upkeep(), new Step.BrokenLoad(2), new Step.Check(0), new Step.Check(1), new Step.Check(2));
-        try (History history = History.start(client, redis.port(), History.Variant.ONE_CONFIGURATION)) {
+        try (History history = History.start(standalone, History.Variant.ONE_CONFIGURATION)) {
             steps.forEach(step -> step.apply(history));
             assertThat(history.settle()).as("blocks absent keys at its end").isTrue();
         }
@@ -111,6 +133,12 @@ class OperationalHistoriesTests {
      * as a choice among arbitraries: a history then shrinks quickly, toward fewer steps, smaller
      * keys and adds.
      */
+    /** One history in four on the cluster, whose steps take longer (each operator act reaches three nodes). */
+    @Provide
+    Arbitrary<Topology> topologies() {
+        return Arbitraries.frequency(Tuple.of(3, Topology.STANDALONE), Tuple.of(1, Topology.CLUSTER));
+    }
+
     @Provide
     Arbitrary<List<Step>> histories() {
         Arbitrary<Step> step = Combinators.combine(Arbitraries.integers().between(0, 99),

@@ -2,7 +2,6 @@ package dev.bloomguard.core.histories;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,10 +23,8 @@ import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
-import dev.bloomguard.core.redis.LettuceClients;
+import dev.bloomguard.core.redis.LettuceConnections;
 import dev.bloomguard.core.rollout.FilterGenerations;
-import io.lettuce.core.RestoreArgs;
-import io.lettuce.core.api.sync.RedisCommands;
 
 /**
  * One history of {@code OperationalHistoriesTests}: three instances of one filter on a real
@@ -64,7 +61,7 @@ public final class History implements AutoCloseable {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final AtomicLong NAMES = new AtomicLong();
 
-    private final RedisCommands<byte[], byte[]> admin;
+    private final HistoryRedis redis;
     private final List<RedisBloomFilter> instances = new ArrayList<>();
     private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "history-heartbeats");
@@ -82,27 +79,27 @@ public final class History implements AutoCloseable {
     /** The rows whose add returned: known to every generation. */
     final Set<Long> committed = new TreeSet<>();
     private final boolean twoGenerations;
-    /** Every key and its value (DUMP) and time to live at the last snapshot; null before one. */
-    private Map<byte[], Object[]> snapshot;
+    /** Every key and its value (DUMP) and time to live at the last snapshot, by node; null before one. */
+    private List<Map<byte[], Object[]>> snapshot;
     /** Redis went back in time, and no rewind check of every instance has run since. */
     boolean rewoundSinceUpkeep;
     /** Whether Redis refuses writes now ({@code min-replicas-to-write}). */
     private boolean refusing;
 
-    private final int port;
     private final String name;
-    private final FilterGeometry geometry = FilterGeometry.of(2_000, 0.01);
+    /** On a Redis Cluster, three shards: the filter's bitmaps, journals and counts spread over the masters. */
+    private final FilterGeometry geometry;
 
-    private History(LettuceClients client, int port, Variant variant) {
-        this.port = port;
+    private History(HistoryRedis redis, Variant variant) {
+        this.redis = redis;
         this.twoGenerations = variant != Variant.ONE_CONFIGURATION;
-        this.admin = client.commands();
-        admin.configSet("min-replicas-to-write", "0");
-        admin.flushall();
+        this.geometry = geometry(redis, 2_000);
+        redis.configSet("min-replicas-to-write", "0");
+        redis.flushAll();
         this.name = "history" + NAMES.incrementAndGet();
         for (int instance = 0; instance < INSTANCES; instance++) {
-            RedisBloomFilter.Builder builder = builder(LettuceBitmapStore.create(client, TIMEOUT),
-                    variant == Variant.OTHER_GEOMETRY && instance == 2 ? FilterGeometry.of(4_000, 0.01) : geometry)
+            RedisBloomFilter.Builder builder = builder(LettuceBitmapStore.create(redis.connections(), TIMEOUT),
+                    variant == Variant.OTHER_GEOMETRY && instance == 2 ? geometry(redis, 4_000) : geometry)
                     .instanceId(name + "-" + instance);
             if (variant == Variant.OTHER_KEY_TYPE && instance == 2) {
                 builder.keyType(KeyType.INTEGER);
@@ -120,9 +117,14 @@ public final class History implements AutoCloseable {
                 TimeUnit.MILLISECONDS);
     }
 
-    /** A history on the Redis of {@code client} (at {@code port}), whose keys it flushes first; the client outlives it. */
-    public static History start(LettuceClients client, int port, Variant variant) {
-        return new History(client, port, variant);
+    /** A history on {@code redis}, whose keys it flushes first; {@code redis} outlives it. */
+    public static History start(HistoryRedis redis, Variant variant) {
+        return new History(redis, variant);
+    }
+
+    private static FilterGeometry geometry(HistoryRedis redis, long expectedInsertions) {
+        return redis.isCluster() ? FilterGeometry.withShards(expectedInsertions, 0.01, 3)
+                : FilterGeometry.of(expectedInsertions, 0.01);
     }
 
     private RedisBloomFilter.Builder builder(BitmapStore store, FilterGeometry geometry) {
@@ -135,7 +137,7 @@ public final class History implements AutoCloseable {
      * connection of its own, which then goes away without a word; nothing renews its hold.
      */
     void killedLoader() {
-        LettuceClients own = LettuceClients.standalone(port);
+        LettuceConnections own = redis.connectOwn();
         try {
             builder(LettuceBitmapStore.create(own, TIMEOUT), geometry).instanceId(name + "-killed").build().beginLoad();
         }
@@ -151,39 +153,28 @@ public final class History implements AutoCloseable {
         return instances.get(index);
     }
 
-    RedisCommands<byte[], byte[]> redis() {
-        return admin;
-    }
-
     void refuseWrites(boolean refuse) {
         refusing = refuse;
-        redis().configSet("min-replicas-to-write", refuse ? "1" : "0");
+        redis.configSet("min-replicas-to-write", refuse ? "1" : "0");
     }
 
     /** What an operator (or Redis itself) does to the data whether or not clients' writes are refused. */
     void asOperator(Runnable action) {
-        redis().configSet("min-replicas-to-write", "0");
+        redis.configSet("min-replicas-to-write", "0");
         try {
             action.run();
         }
         finally {
-            redis().configSet("min-replicas-to-write", refusing ? "1" : "0");
+            redis.configSet("min-replicas-to-write", refusing ? "1" : "0");
         }
     }
 
     void flush() {
-        asOperator(() -> redis().flushall());
+        asOperator(redis::flushAll);
     }
 
     void snapshot() {
-        Map<byte[], Object[]> dumped = new LinkedHashMap<>();
-        for (byte[] key : redis().keys("*".getBytes())) {
-            byte[] value = redis().dump(key);
-            if (value != null) {
-                dumped.put(key, new Object[] { value, redis().pttl(key) });
-            }
-        }
-        snapshot = dumped;
+        snapshot = redis.dump();
     }
 
     /** Redis restarted from the last snapshot: every key as it was then, the rest gone. */
@@ -192,12 +183,9 @@ public final class History implements AutoCloseable {
             return;
         }
         asOperator(() -> {
-            redis().flushall();
-            snapshot.forEach((key, dumped) -> {
-                long ttl = (Long) dumped[1];
-                // Replacing: a heartbeat may have written its key again since the flush.
-                redis().restore(key, (byte[]) dumped[0], RestoreArgs.Builder.ttl(ttl > 0 ? ttl : 0).replace());
-            });
+            redis.flushAll();
+            // Replacing: a heartbeat may have written its key again since the flush.
+            redis.restore(snapshot);
         });
         rewoundSinceUpkeep = true;
     }
