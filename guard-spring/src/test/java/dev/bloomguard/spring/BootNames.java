@@ -22,6 +22,9 @@ public final class BootNames {
     /** Spring Data JDBC's repositories, which refuse a reactive repository they find next to R2DBC's. */
     public static final String JDBC_REPOSITORIES_3 = "org.springframework.boot.autoconfigure.data.jdbc.JdbcRepositoriesAutoConfiguration";
     public static final String JDBC_REPOSITORIES_4 = "org.springframework.boot.data.jdbc.autoconfigure.DataJdbcRepositoriesAutoConfiguration";
+    /** Where an application's Redis is, when a bean (Testcontainers, Docker Compose, the application) says so. */
+    public static final String REDIS_CONNECTION_DETAILS_3 = "org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails";
+    public static final String REDIS_CONNECTION_DETAILS_4 = "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails";
     /** Did not move. */
     public static final String AOP = "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration";
 
@@ -34,6 +37,10 @@ public final class BootNames {
 
     public static Class<?> dataSourceAutoConfiguration() {
         return first(DATA_SOURCE_3, DATA_SOURCE_4);
+    }
+
+    public static Class<?> redisConnectionDetails() {
+        return first(REDIS_CONNECTION_DETAILS_3, REDIS_CONNECTION_DETAILS_4);
     }
 
     public static Class<?> aopAutoConfiguration() {

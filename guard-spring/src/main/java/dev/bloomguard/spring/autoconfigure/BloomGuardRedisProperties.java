@@ -8,8 +8,9 @@ import java.util.List;
  * Settings under {@code bloom-guard.redis}: a Redis connection of the starter's own, named as
  * {@code spring.data.redis.*} names them. When any is set the starter opens and owns a Lettuce
  * connection from them, whatever the application's {@code RedisConnectionFactory} is; when none
- * is set and the application's factory is not Lettuce's, the same names are read from
- * {@code spring.data.redis}. Unset fields are null, so that "set" can be told from "default".
+ * is set and the application's factory is not Lettuce's, the coordinates come from the
+ * application's Redis connection-details bean when it has one of its own, otherwise the same names
+ * are read from {@code spring.data.redis}. Unset fields are null, so that "set" can be told from "default".
  */
 public class BloomGuardRedisProperties {
 
@@ -136,8 +137,11 @@ public class BloomGuardRedisProperties {
     /** TLS settings. */
     public static class Ssl {
 
-        /** Whether to connect over TLS (trusting the JVM's default trust store). Default: false. */
+        /** Whether to connect over TLS. Default: true when a bundle is set, otherwise false. */
         private Boolean enabled;
+
+        /** Name of the SSL bundle (spring.ssl.bundle.*) whose trust and key material the TLS connection uses; without one, TLS trusts the JVM's default trust store. */
+        private String bundle;
 
         public Boolean getEnabled() {
             return enabled;
@@ -145,6 +149,19 @@ public class BloomGuardRedisProperties {
 
         public void setEnabled(Boolean enabled) {
             this.enabled = enabled;
+        }
+
+        public String getBundle() {
+            return bundle;
+        }
+
+        public void setBundle(String bundle) {
+            this.bundle = bundle;
+        }
+
+        /** Whether the connection is TLS: as set, else when a bundle is named (as Spring Boot decides for spring.data.redis.ssl). */
+        boolean isOn() {
+            return enabled != null ? enabled : bundle != null && !bundle.isBlank();
         }
     }
 

@@ -4,11 +4,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.springframework.boot.ssl.SslBundle;
+
 import dev.bloomguard.core.redis.LettuceConnections;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -18,7 +21,8 @@ import io.lettuce.core.cluster.RedisClusterClient;
  * its {@link #connections()} shuts the client down too, as the context closes. Settings are read
  * as Spring Boot reads {@code spring.data.redis.*} (a URL overrides host, port, credentials and
  * database; cluster nodes make a cluster client; a Sentinel master a Sentinel one), and a
- * setting that cannot work fails here, at startup, naming the property.
+ * setting that cannot work fails here, at startup, naming the property. TLS trusts the named SSL
+ * bundle when there is one, the JVM's trust store otherwise.
  *
  * @param connections the client's connections, which shut it down when closed
  * @param description where it connects, without credentials, for the startup log
@@ -28,11 +32,14 @@ record StarterRedisConnection(LettuceConnections connections, String description
     static final String DEFAULT_CLIENT_NAME = "bloom-guard";
 
     /**
-     * @param prefix where the settings came from ({@code bloom-guard.redis} or {@code spring.data.redis}),
-     *        for the messages
+     * @param prefix where the settings came from ({@code bloom-guard.redis}, {@code spring.data.redis}
+     *        or a connection-details bean), for the messages
+     * @param sslBundle the SSL bundle whose trust and key material TLS uses, or null for the JVM's
+     *        defaults; used only when the settings turn TLS on
      * @throws BloomGuardRedisException when a setting cannot work
      */
-    static StarterRedisConnection open(BloomGuardRedisProperties settings, String prefix) {
+    static StarterRedisConnection open(BloomGuardRedisProperties settings, String prefix, SslBundle sslBundle) {
+        SslOptions ssl = settings.getSsl().isOn() && sslBundle != null ? sslOptions(sslBundle) : null;
         Duration timeout = positive(settings.getTimeout(), prefix + ".timeout", Duration.ofSeconds(60));
         Duration connectTimeout = positive(settings.getConnectTimeout(), prefix + ".connect-timeout",
                 Duration.ofSeconds(10));
@@ -60,10 +67,10 @@ record StarterRedisConnection(LettuceConnections connections, String description
                         "Set it to 0 or more, or remove it for the default of 5.");
             }
             RedisClusterClient client = RedisClusterClient.create(nodes);
-            client.setOptions(ClusterClientOptions.builder().socketOptions(socket).maxRedirects(maxRedirects)
-                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                            .enableAllAdaptiveRefreshTriggers().build())
-                    .build());
+            ClusterClientOptions.Builder options = ClusterClientOptions.builder().socketOptions(socket)
+                    .maxRedirects(maxRedirects)
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers().build());
+            client.setOptions((ssl == null ? options : options.sslOptions(ssl)).build());
             return new StarterRedisConnection(LettuceConnections.owning(client), "Redis Cluster " + clusterNodes);
         }
         RedisURI uri = isSentinel ? sentinel(settings, prefix, timeout) : standalone(settings, prefix, timeout);
@@ -79,10 +86,12 @@ record StarterRedisConnection(LettuceConnections connections, String description
                             + " that one under spring.data.redis.*).");
         }
         RedisClient client = RedisClient.create(uri);
-        client.setOptions(ClientOptions.builder().socketOptions(socket).build());
+        ClientOptions.Builder options = ClientOptions.builder().socketOptions(socket);
+        client.setOptions((ssl == null ? options : options.sslOptions(ssl)).build());
         String where = !uri.getSentinels().isEmpty() ? "Redis master '" + uri.getSentinelMasterId() + "' through Sentinels "
                 + uri.getSentinels().stream().map(node -> node.getHost() + ":" + node.getPort()).toList()
                 : "Redis at " + uri.getHost() + ":" + uri.getPort();
+        where += uri.isSsl() ? (ssl != null ? " over TLS (the SSL bundle's trust)" : " over TLS") : "";
         return new StarterRedisConnection(LettuceConnections.owning(client), where);
     }
 
@@ -96,7 +105,7 @@ record StarterRedisConnection(LettuceConnections connections, String description
                 throw invalid(prefix + ".url is not a Redis URL (" + ex.getMessage() + ")",
                         "Write it as redis://[[username]:password@]host[:port][/database], rediss://... for TLS.", ex);
             }
-            if (Boolean.TRUE.equals(settings.getSsl().getEnabled())) {
+            if (settings.getSsl().isOn()) {
                 uri.setSsl(true);
             }
             uri.setTimeout(timeout);
@@ -148,8 +157,25 @@ record StarterRedisConnection(LettuceConnections connections, String description
             throw invalid(prefix + ".username is set without " + prefix + ".password",
                     "Set " + prefix + ".password for user '" + settings.getUsername() + "'.");
         }
-        return uri.withSsl(Boolean.TRUE.equals(settings.getSsl().getEnabled())).withTimeout(timeout)
+        return uri.withSsl(settings.getSsl().isOn()).withTimeout(timeout)
                 .withClientName(clientName(settings));
+    }
+
+    /**
+     * Lettuce's TLS options from a Spring Boot SSL bundle, as Boot's own Lettuce configuration
+     * makes them: the bundle's key and trust managers, and its ciphers and protocols when it names any.
+     */
+    static SslOptions sslOptions(SslBundle bundle) {
+        SslOptions.Builder options = SslOptions.builder().keyManager(bundle.getManagers().getKeyManagerFactory())
+                .trustManager(bundle.getManagers().getTrustManagerFactory());
+        org.springframework.boot.ssl.SslOptions bundleOptions = bundle.getOptions();
+        if (bundleOptions.getCiphers() != null) {
+            options.cipherSuites(bundleOptions.getCiphers());
+        }
+        if (bundleOptions.getEnabledProtocols() != null) {
+            options.protocols(bundleOptions.getEnabledProtocols());
+        }
+        return options.build();
     }
 
     private static RedisURI.Builder node(String property, String node) {

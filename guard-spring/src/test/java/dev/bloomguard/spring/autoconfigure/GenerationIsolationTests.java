@@ -31,7 +31,13 @@ class GenerationIsolationTests {
                     "dev/bloomguard/spring/actuate/BloomGuardHealthIndicator.class",
                     "dev/bloomguard/spring/autoconfigure/BloomGuardHealthAutoConfiguration.class"),
             "org/springframework/boot/actuate/autoconfigure/health/", Set.of(
-                    "dev/bloomguard/spring/autoconfigure/BloomGuardHealthAutoConfiguration.class"));
+                    "dev/bloomguard/spring/autoconfigure/BloomGuardHealthAutoConfiguration.class"),
+            "org/springframework/boot/data/redis/", Set.of(
+                    "dev/bloomguard/spring/boot4/Boot4RedisConnectionDetailsReader.class",
+                    "dev/bloomguard/spring/boot4/BloomGuardBoot4RedisAutoConfiguration.class"),
+            "org/springframework/boot/autoconfigure/data/redis/", Set.of(
+                    "dev/bloomguard/spring/autoconfigure/Boot3RedisConnectionDetailsReader.class",
+                    "dev/bloomguard/spring/autoconfigure/BloomGuardRedisConfiguration$Boot3ConnectionDetails.class"));
 
     @Test
     void onlyTheGenerationSpecificClassesReferToTypesOfOneGeneration() throws IOException {

@@ -25,6 +25,7 @@ import dev.bloomguard.testsupport.Await;
 import dev.bloomguard.testsupport.RedisClusterExtension;
 import dev.bloomguard.testsupport.RedisSentinelExtension;
 import dev.bloomguard.testsupport.RedisServerExtension;
+import dev.bloomguard.testsupport.RedisTlsExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -33,7 +34,8 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
  * bloom-guard.redis.* set (clients/own-redis.yml, the README's example): the filters live in that
  * Redis, through a Lettuce client the starter owns, even though the application's own factory is
  * Lettuce's and points at another Redis; the client goes when the context closes. Sentinel and
- * Cluster settings reach their servers too.
+ * Cluster settings reach their servers too, and a TLS Redis with the SSL bundle named in
+ * bloom-guard.redis.ssl.bundle.
  */
 class OwnRedisConnectionTests {
 
@@ -46,6 +48,9 @@ class OwnRedisConnectionTests {
 
     @RegisterExtension
     static final RedisClusterExtension CLUSTER = new RedisClusterExtension();
+
+    @RegisterExtension
+    static final RedisTlsExtension TLS = new RedisTlsExtension();
 
     @Test
     void filtersLiveInBloomGuardsOwnRedisBesideTheApplicationsLettuceFactory() throws InterruptedException {
@@ -111,6 +116,16 @@ class OwnRedisConnectionTests {
                             .isEqualTo(1L);
                 }
             }
+        }
+    }
+
+    @Test
+    void filtersReachATlsRedisNamedInBloomGuardRedisWithItsSslBundle() {
+        try (ConfigurableApplicationContext context = start("--bloom-guard.redis.host=" + TLS.server().host(),
+                "--bloom-guard.redis.port=" + TLS.tlsPort(), "--bloom-guard.redis.ssl.bundle=bloom-guard-redis",
+                "--spring.ssl.bundle.pem.bloom-guard-redis.truststore.certificate=file:" + TLS.certificate(),
+                "--bloom-guard.key-prefix=clients-own-tls")) {
+            ClientsApp.guardsThrough(context, TLS.server(), RealServers.redis());
         }
     }
 

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -70,12 +71,14 @@ class RedisConnectionFailureTests {
     }
 
     @Test
-    void anSslBundleIsRefusedRatherThanIgnored() {
-        assertAnalysis(runner.withPropertyValues("bloom-guard.redis.host=redis.example", "bloom-guard.redis.ssl.bundle=redis"),
-                "bloom-guard.redis.ssl.bundle is set", "rediss://");
-        assertAnalysis(runner.withUserConfiguration(OtherClientFactory.class)
+    void anSslBundleThatDoesNotExistFailsNamingItsPropertyAndTheBundle() {
+        ApplicationContextRunner withBundles = runner.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class));
+        assertAnalysis(withBundles.withPropertyValues("bloom-guard.redis.host=redis.example",
+                "bloom-guard.redis.ssl.bundle=redis"),
+                "bloom-guard.redis.ssl.bundle names the SSL bundle 'redis', which is not defined", "spring.ssl.bundle.pem.redis");
+        assertAnalysis(withBundles.withUserConfiguration(OtherClientFactory.class)
                 .withPropertyValues("spring.data.redis.host=redis.example", "spring.data.redis.ssl.bundle=redis"),
-                "spring.data.redis.ssl.bundle is set", "trust store");
+                "spring.data.redis.ssl.bundle names the SSL bundle 'redis', which is not defined", "spring.ssl.bundle.jks.redis");
     }
 
     @Test
