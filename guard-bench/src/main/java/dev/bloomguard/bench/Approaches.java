@@ -11,7 +11,7 @@ import com.google.common.hash.BloomFilter;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.hash.BitPositions;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;

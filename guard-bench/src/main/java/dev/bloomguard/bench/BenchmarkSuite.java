@@ -28,7 +28,7 @@ import com.google.common.hash.BloomFilter;
 import com.google.common.hash.Funnels;
 
 import dev.bloomguard.core.FilterGeometry;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.mirror.MirrorSettings;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.embedded.PostgresServer;

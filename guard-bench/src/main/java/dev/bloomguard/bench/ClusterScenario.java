@@ -20,7 +20,7 @@ import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.bloomguard.core.FilterGeometry;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.embedded.RedisCluster;
 import dev.bloomguard.spring.redis.SpringDataLettuceConnections;

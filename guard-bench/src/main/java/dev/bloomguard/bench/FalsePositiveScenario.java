@@ -17,7 +17,7 @@ import org.redisson.api.RBloomFilter;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 
 /** The "False positives" section: the suite's filter and Redisson's, then measured against configured fpp. */

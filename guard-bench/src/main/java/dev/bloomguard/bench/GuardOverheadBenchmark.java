@@ -20,7 +20,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.test.memory.InMemoryBitmapStore;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.spring.BloomFilterRegistry;

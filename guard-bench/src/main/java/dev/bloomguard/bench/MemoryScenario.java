@@ -10,7 +10,7 @@ import java.util.List;
 
 import org.redisson.api.RBloomFilter;
 
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.hash.BitPositions;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.StatefulRedisConnection;

@@ -16,7 +16,7 @@ import org.openjdk.jmh.annotations.TearDown;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.hash.BitPositions;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.test.memory.InMemoryBitmapStore;

@@ -23,7 +23,7 @@ import org.redisson.client.codec.StringCodec;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.LoadReport;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.hash.BitPositions;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.spring.warmup.SqlKeySource;

@@ -15,7 +15,7 @@ import org.redisson.config.Config;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceConnections;
 import dev.bloomguard.embedded.RedisServer;

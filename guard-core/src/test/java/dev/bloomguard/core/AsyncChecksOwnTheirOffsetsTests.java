@@ -11,6 +11,7 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.mirror.MirrorSettings;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceClients;

@@ -10,7 +10,9 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
-import dev.bloomguard.core.FilterEvent.CircuitChanged;
+import dev.bloomguard.core.filter.FilterEvent;
+import dev.bloomguard.core.filter.FilterEvent.CircuitChanged;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.redis.CircuitBreaker.State;

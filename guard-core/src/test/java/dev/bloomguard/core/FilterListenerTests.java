@@ -16,10 +16,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.bloomguard.core.FilterEvent.AddFailed;
-import dev.bloomguard.core.FilterEvent.Cause;
-import dev.bloomguard.core.FilterEvent.Loaded;
-import dev.bloomguard.core.FilterEvent.NotReady;
+import dev.bloomguard.core.filter.FilterEvent;
+import dev.bloomguard.core.filter.FilterEvent.AddFailed;
+import dev.bloomguard.core.filter.FilterEvent.Loaded;
+import dev.bloomguard.core.filter.FilterEvent.NotReady;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
@@ -55,7 +56,7 @@ class FilterListenerTests {
         assertThat(filter.checkAllAsync(List.of(4L, 5L)).join()).containsOnly(Membership.NOT_READY);
         Await.until("the asynchronous checks' events", Duration.ofSeconds(5), () -> notReady().size() == 4);
         assertThat(notReady()).allSatisfy(event -> {
-            assertThat(event.cause()).isEqualTo(Cause.INCOMPLETE);
+            assertThat(event.cause()).isEqualTo(NotReadyCause.INCOMPLETE);
             assertThat(event.filter()).isSameAs(filter);
         });
 
@@ -97,7 +98,7 @@ class FilterListenerTests {
         assertThat(filter.checkAsync(absent.get(2)).join()).isEqualTo(Membership.NOT_READY);
         Await.until("the suspended check's event", Duration.ofSeconds(5), () -> !notReady().isEmpty());
         filter.release(Hold.FOREIGN_SOURCE);
-        assertThat(notReady()).extracting(NotReady::cause).containsExactly(Cause.SUSPENDED);
+        assertThat(notReady()).extracting(NotReady::cause).containsExactly(NotReadyCause.SUSPENDED);
 
         assertThat(filter.checkAll(absent)).as("released: the same checks block").containsOnly(Membership.ABSENT);
     }
@@ -116,7 +117,7 @@ class FilterListenerTests {
         assertThat(filter.checkAsync(absent.get(1)).join()).isEqualTo(Membership.NOT_READY);
         assertThat(filter.checkAllAsync(absent).join()).containsOnly(Membership.NOT_READY);
         Await.until("the asynchronous checks' events", Duration.ofSeconds(5), () -> notReady().size() == 4);
-        assertThat(notReady()).extracting(NotReady::cause).containsOnly(Cause.SUSPENDED);
+        assertThat(notReady()).extracting(NotReady::cause).containsOnly(NotReadyCause.SUSPENDED);
         assertThat(filter.checkAll(LongStream.rangeClosed(1, 1_000).boxed().toList())).containsOnly(Membership.PRESENT);
         assertThat(notReady()).as("present keys tell nothing").hasSize(4);
 
@@ -176,7 +177,7 @@ class FilterListenerTests {
         LoadReport report = filter.load(LongStream.rangeClosed(1, 1_000).boxed());
 
         assertThat(report.keys()).isEqualTo(1_000);
-        assertThat(notReady()).extracting(NotReady::cause).containsExactly(Cause.INCOMPLETE);
+        assertThat(notReady()).extracting(NotReady::cause).containsExactly(NotReadyCause.INCOMPLETE);
         assertThat(notReadyCalls).as("the not-ready listener hears not-ready events alone").hasValue(1);
         assertThat(heard).filteredOn(Loaded.class::isInstance).hasSize(1);
         assertThat(filter.check(absentKeys(filter).get(0))).isEqualTo(Membership.ABSENT);

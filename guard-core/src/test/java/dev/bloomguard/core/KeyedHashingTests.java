@@ -17,6 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.redis.RealRedis;
 

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.RealRedis;
 
 /** The cross-instance load lock against a real Redis: one holder, renewed while held, expiring when its holder dies. */

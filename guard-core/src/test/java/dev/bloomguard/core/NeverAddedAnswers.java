@@ -3,6 +3,8 @@ package dev.bloomguard.core;
 import java.util.List;
 import java.util.stream.LongStream;
 
+import dev.bloomguard.core.filter.RedisBloomFilter;
+
 /**
  * How a filter answered keys never added to it: what the tests that measure its false-positive
  * rate count. The keys are 1,000,000,000 and up, far above the ids the tests load, and are asked in

@@ -17,6 +17,7 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.LettuceBitmapStore;

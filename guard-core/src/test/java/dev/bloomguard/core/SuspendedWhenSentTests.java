@@ -13,6 +13,7 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceClients;
 import dev.bloomguard.embedded.DelayingProxy;

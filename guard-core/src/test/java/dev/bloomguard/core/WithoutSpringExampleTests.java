@@ -8,6 +8,7 @@ import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
 
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceConnections;
 import dev.bloomguard.core.upkeep.FilterUpkeep;

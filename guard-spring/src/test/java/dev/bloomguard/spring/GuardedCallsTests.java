@@ -48,7 +48,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
 import dev.bloomguard.testsupport.AbsentKeys;
 import io.micrometer.core.instrument.MeterRegistry;

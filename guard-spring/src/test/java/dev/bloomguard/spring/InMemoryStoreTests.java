@@ -18,7 +18,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.test.memory.InMemoryBitmapStore;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.spring.autoconfigure.BloomGuardAutoConfiguration;

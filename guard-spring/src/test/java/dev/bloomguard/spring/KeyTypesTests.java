@@ -21,7 +21,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import dev.bloomguard.core.HashSecrets;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.BitmapStore;

@@ -7,10 +7,10 @@ import java.util.Collection;
 import java.util.List;
 
 import dev.bloomguard.core.FilterGeometry;
-import dev.bloomguard.core.FilterEvent.Cause;
+import dev.bloomguard.core.NotReadyCause;
 import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.mirror.BitmapMirror;
 
 /**
@@ -92,13 +92,13 @@ final class BatchProbes {
      * Why {@link #answers} read {@link Membership#NOT_READY}: a shard's marker clear in
      * {@code replies}, else a reason not to block held.
      */
-    Cause cause(List<BitSet> replies, Holds holds) {
+    NotReadyCause cause(List<BitSet> replies, Holds holds) {
         for (int slot = 0; replies != null && slot < replies.size(); slot++) {
             if (!replies.get(slot).get(probes.get(slot).length - 1)) {
-                return Cause.INCOMPLETE;
+                return NotReadyCause.INCOMPLETE;
             }
         }
-        return holds.heldAtEitherEnd(sent, Hold.FOREIGN_SOURCE) ? Cause.SUSPENDED : null;
+        return holds.heldAtEitherEnd(sent, Hold.FOREIGN_SOURCE) ? NotReadyCause.SUSPENDED : null;
     }
 
     /**

@@ -8,9 +8,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
-import dev.bloomguard.core.FilterEvent.Cause;
+import dev.bloomguard.core.NotReadyCause;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.redis.BitmapStoreException;
 
@@ -29,7 +29,7 @@ public final class FilterChecks {
     private final FilterContext filter;
     private final BitmapMirror mirror;
     private final Holds holds;
-    private final Consumer<Cause> notReady;
+    private final Consumer<NotReadyCause> notReady;
 
     /**
      * @param mirror the local mirror, or null
@@ -37,7 +37,7 @@ public final class FilterChecks {
      * @param notReady told, with the cause, when a reply says the filter is missing, incomplete or
      *     held; must return at once
      */
-    public FilterChecks(FilterContext filter, BitmapMirror mirror, Holds holds, Consumer<Cause> notReady) {
+    public FilterChecks(FilterContext filter, BitmapMirror mirror, Holds holds, Consumer<NotReadyCause> notReady) {
         this.filter = filter;
         this.mirror = mirror;
         this.holds = holds;
@@ -78,7 +78,7 @@ public final class FilterChecks {
                     }
                     Membership answer = probe.answer(reply, mirror, holds);
                     if (answer == Membership.NOT_READY) {
-                        Cause cause = probe.cause(reply, holds);
+                        NotReadyCause cause = probe.cause(reply, holds);
                         if (cause != null) {
                             filter.background().execute(() -> notReady.accept(cause));
                         }
@@ -124,7 +124,7 @@ public final class FilterChecks {
                     }
                     List<Membership> result = batch.answers(error == null ? replies : null, holds);
                     if (result.contains(Membership.NOT_READY)) {
-                        Cause cause = batch.cause(error == null ? replies : null, holds);
+                        NotReadyCause cause = batch.cause(error == null ? replies : null, holds);
                         if (cause != null) {
                             filter.background().execute(() -> notReady.accept(cause));
                         }
@@ -133,7 +133,7 @@ public final class FilterChecks {
                 });
     }
 
-    private void tell(Cause cause) {
+    private void tell(NotReadyCause cause) {
         if (cause != null) {
             notReady.accept(cause);
         }

@@ -2,8 +2,8 @@ package dev.bloomguard.core.check;
 
 import java.util.function.Consumer;
 
-import dev.bloomguard.core.FilterEvent.Cause;
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.NotReadyCause;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.rollout.FilterGenerations;
 
 /**
@@ -15,22 +15,22 @@ import dev.bloomguard.core.rollout.FilterGenerations;
 public final class NotReadySignals {
 
     private final FilterContext filter;
-    private final FilterGenerations generations;
-    private final Consumer<Cause> listener;
+    private final FilterGenerations<?> generations;
+    private final Consumer<NotReadyCause> listener;
 
     /**
      * @param generations the filter's generations, or null outside a rollout
      * @param listener tells the filter's listeners why it is not ready (a
-     *     {@link dev.bloomguard.core.FilterEvent.NotReady}); must return at once
+     *     {@link dev.bloomguard.core.filter.FilterEvent.NotReady}); must return at once
      */
-    public NotReadySignals(FilterContext filter, FilterGenerations generations, Consumer<Cause> listener) {
+    public NotReadySignals(FilterContext filter, FilterGenerations<?> generations, Consumer<NotReadyCause> listener) {
         this.filter = filter;
         this.generations = generations;
         this.listener = listener;
     }
 
     /** A reply found the filter missing, incomplete or suspended (or Redis lost adds): look again, and load. */
-    public void notReady(Cause cause) {
+    public void notReady(NotReadyCause cause) {
         if (generations != null) {
             reconsiderSoon();
         }
@@ -44,7 +44,7 @@ public final class NotReadySignals {
     public void noGenerationAnswers() {
         reconsiderSoon();
         if (generations.ownUnloaded()) {
-            tell(Cause.GENERATION_UNLOADED);
+            tell(NotReadyCause.GENERATION_UNLOADED);
         }
     }
 
@@ -62,7 +62,7 @@ public final class NotReadySignals {
         }
     }
 
-    private void tell(Cause cause) {
+    private void tell(NotReadyCause cause) {
         try {
             listener.accept(cause);
         }

@@ -3,10 +3,10 @@ package dev.bloomguard.core.check;
 import java.util.Arrays;
 import java.util.BitSet;
 
-import dev.bloomguard.core.FilterEvent.Cause;
+import dev.bloomguard.core.NotReadyCause;
 import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.mirror.BitmapMirror;
 
 /**
@@ -69,11 +69,11 @@ record Probe(int shard, long[] offsets, Membership local, long sent) {
      * mends). Null for the other holds, which mend themselves (adds landing, a rewind acted on) and
      * must not set off loads.
      */
-    Cause cause(BitSet reply, Holds holds) {
+    NotReadyCause cause(BitSet reply, Holds holds) {
         if (!reply.get(offsets.length - 1)) {
-            return Cause.INCOMPLETE;
+            return NotReadyCause.INCOMPLETE;
         }
-        return holds.heldAtEitherEnd(sent, Hold.FOREIGN_SOURCE) ? Cause.SUSPENDED : null;
+        return holds.heldAtEitherEnd(sent, Hold.FOREIGN_SOURCE) ? NotReadyCause.SUSPENDED : null;
     }
 
     /** Reads Redis's reply (see {@link Verdict}); a present key's bits go to the mirror. */

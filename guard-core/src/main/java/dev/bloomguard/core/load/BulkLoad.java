@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.IncompleteLoadException;
 import dev.bloomguard.core.LoadReport;
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.rollout.FilterGenerations;
@@ -50,7 +50,7 @@ public final class BulkLoad implements AutoCloseable {
 
     private final FilterLoader loader;
     private final FilterContext filter;
-    private final FilterGenerations generations;
+    private final FilterGenerations<?> generations;
     private final long started = System.nanoTime();
     private final byte[] mark;
     private final String token;

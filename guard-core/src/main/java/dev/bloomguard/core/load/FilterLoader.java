@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.events.FilterEvents;
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.redis.BitmapStoreException;
@@ -25,7 +25,7 @@ import dev.bloomguard.core.write.JournalUpkeep;
 public final class FilterLoader {
 
     final FilterContext filter;
-    final FilterGenerations generations;
+    final FilterGenerations<?> generations;
     final String keyPrefix;
     private final FilterEvents events;
     private final BitmapMirror mirror;
@@ -46,7 +46,7 @@ public final class FilterLoader {
      * @param resizePolicy how the filter grows when a load finds it over capacity; null: it does not
      * @param loaded told of each load that swapped in, on the loading thread; must return at once
      */
-    public FilterLoader(FilterContext filter, String keyPrefix, FilterGenerations generations, FilterEvents events,
+    public FilterLoader(FilterContext filter, String keyPrefix, FilterGenerations<?> generations, FilterEvents events,
             BitmapMirror mirror, RememberedMisses misses, double maxShrink, Duration hold, JournalUpkeep journal,
             FilterResize.Policy resizePolicy, Consumer<LoadReport> loaded) {
         this.filter = filter;

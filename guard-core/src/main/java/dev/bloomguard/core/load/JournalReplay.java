@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.bloomguard.core.IncompleteLoadException;
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.redis.BitmapStore;
 
 /**

@@ -3,7 +3,7 @@ package dev.bloomguard.core.load;
 import java.util.Map;
 
 import dev.bloomguard.core.FilterKeys;
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.rollout.FilterGenerations;
 import dev.bloomguard.core.rollout.GenerationDescriptor;
 

@@ -5,7 +5,7 @@ import java.util.Optional;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterStatus;
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.rollout.FilterGenerations;
 import dev.bloomguard.core.rollout.GenerationDescriptor;
 import dev.bloomguard.core.rollout.FilterResize;

@@ -6,7 +6,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.warmup.BitmapBuilder;
 
 /**

@@ -7,6 +7,7 @@ import java.util.HexFormat;
 
 import dev.bloomguard.core.FilterKeys;
 import dev.bloomguard.core.hash.KeyEncoding;
+import dev.bloomguard.core.redis.MissStore;
 
 /**
  * The Redis names of a filter's remembered misses, apart from {@link RememberedMisses} (and from
@@ -23,7 +24,7 @@ public final class MissKeys {
      * whether or not its instance remembers misses: the race it closes is between any writer and
      * any instance that remembers.
      */
-    public static final Duration ADDED_WINDOW = Duration.ofSeconds(30);
+    public static final Duration ADDED_WINDOW = MissStore.ADDED_WINDOW;
 
     private static final HexFormat HEX = HexFormat.of();
 

@@ -13,7 +13,6 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
-import dev.bloomguard.core.misses.MissKeys;
 
 /**
  * The commands of remembered misses ({@code negative-cache}, {@link MissStore}): remember, confirm and
@@ -40,7 +39,7 @@ final class MissCommands implements MissStore {
             String metaKey, Duration ttl, long sendByNanos) {
         byte[][] keys = { bytes(missKey), bytes(addedKey), bytes(metaKey) };
         byte[][] arguments = { bytes(scope), bytes(Long.toString(ttl.toMillis())),
-                bytes(Long.toString(MissKeys.ADDED_WINDOW.toMillis())) };
+                bytes(Long.toString(MissStore.ADDED_WINDOW.toMillis())) };
         return calls.<Long>callAsync("remember miss", operationTimeout,
                 commands -> List.of(rememberUnlessLate(commands, sendByNanos, false, keys, arguments)))
                 .exceptionallyCompose(error -> scripts.sendWhole(error)

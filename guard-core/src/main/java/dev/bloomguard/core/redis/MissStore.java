@@ -13,6 +13,13 @@ import java.util.concurrent.CompletableFuture;
 public interface MissStore {
 
     /**
+     * How long an add's {@code addedKey} mark refuses remembers of its key: what
+     * {@link #rememberMissAsync} honours and {@link #forgetMissesAsync} is given. Every add sets the
+     * mark, whether or not its instance remembers misses.
+     */
+    Duration ADDED_WINDOW = Duration.ofSeconds(30);
+
+    /**
      * Remembers a key the lookup {@code scope} did not find (see {@code RememberedMisses}): sets
      * field {@code scope} of hash {@code missKey} to the {@code loadedAt} field of {@code metaKey}
      * and the time, {@code ttl} from now, when it ends; unless {@code addedKey} exists (the key was

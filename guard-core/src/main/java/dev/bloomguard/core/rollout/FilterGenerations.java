@@ -12,7 +12,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.HashSecrets;
-import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
 
@@ -54,15 +53,15 @@ import dev.bloomguard.core.redis.BitmapStoreException;
  * bitmap holds every key, by {@link GenerationCoverage}; auto-resize's generations are followed by
  * {@link ResizeFollowing}. Their state is guarded by this object's monitor.
  */
-public final class FilterGenerations implements AutoCloseable {
+public final class FilterGenerations<G extends Generation> implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(FilterGenerations.class);
 
-    private final RedisBloomFilter own;
+    private final G own;
     private final BitmapStore store;
     private final Duration heartbeat;
     private final GenerationRegistry registry;
-    private final RolloutState rollout;
+    private final RolloutState<G> rollout;
 
     /**
      * @param own the filter of this instance's configuration
@@ -70,8 +69,8 @@ public final class FilterGenerations implements AutoCloseable {
      * @param foreignFactory builds the filter of another generation from its descriptor
      * @param loadOwn asks for a load of the own generation (returns at once)
      */
-    public FilterGenerations(RedisBloomFilter own, BitmapStore store, String keyPrefix, String instanceId,
-            Duration heartbeat, Duration grace, Function<String, RedisBloomFilter> foreignFactory, Runnable loadOwn) {
+    public FilterGenerations(G own, BitmapStore store, String keyPrefix, String instanceId,
+            Duration heartbeat, Duration grace, Function<String, G> foreignFactory, Runnable loadOwn) {
         if (grace.compareTo(heartbeat.multipliedBy(4)) < 0) {
             throw new IllegalArgumentException("the rollout grace period (" + grace + ") must be at least four heartbeat"
                     + " intervals (" + heartbeat + ")");
@@ -81,7 +80,7 @@ public final class FilterGenerations implements AutoCloseable {
         this.heartbeat = heartbeat;
         this.registry = new GenerationRegistry(own, GenerationDescriptor.of(own), store, keyPrefix, instanceId,
                 heartbeat, grace);
-        this.rollout = new RolloutState(this, own, registry, store, keyPrefix, instanceId, heartbeat, grace,
+        this.rollout = new RolloutState<>(this, own, registry, store, keyPrefix, instanceId, heartbeat, grace,
                 foreignFactory, loadOwn);
     }
 
@@ -93,7 +92,7 @@ public final class FilterGenerations implements AutoCloseable {
      * The filter that answers checks now: the own one, another generation's, or null (answer
      * not ready) before the first heartbeat or while no generation is known to hold every key.
      */
-    public RedisBloomFilter answering() {
+    public G answering() {
         return rollout.answering();
     }
 
@@ -115,7 +114,7 @@ public final class FilterGenerations implements AutoCloseable {
     public void addToOthers(Collection<?> keys) {
         // Every generation gets its try: one that failed does not keep the keys from the next.
         BitmapStoreException failed = null;
-        for (RedisBloomFilter other : rollout.written()) {
+        for (G other : rollout.written()) {
             try {
                 other.addAll(keys);
             }
@@ -130,7 +129,7 @@ public final class FilterGenerations implements AutoCloseable {
 
     /** {@link #addToOthers} without blocking the calling thread. */
     public CompletableFuture<Void> addToOthersAsync(Collection<?> keys) {
-        List<RedisBloomFilter> others;
+        List<G> others;
         try {
             others = rollout.written();
         }
@@ -143,7 +142,7 @@ public final class FilterGenerations implements AutoCloseable {
     }
 
     /** The other generations this instance writes to as of its last heartbeat; none before the first. */
-    public List<RedisBloomFilter> others() {
+    public List<G> others() {
         return rollout.others();
     }
 
@@ -156,7 +155,7 @@ public final class FilterGenerations implements AutoCloseable {
      * @throws BitmapStoreException when Redis fails; the caller tries again with its next attempt
      */
     public void invalidateOthers() {
-        for (RedisBloomFilter other : rollout.others()) {
+        for (G other : rollout.others()) {
             for (int shard = 0; shard < other.geometry().shards(); shard++) {
                 store.clearBit(other.keys().live(shard), other.geometry().markerOffset());
             }
@@ -211,7 +210,7 @@ public final class FilterGenerations implements AutoCloseable {
      * to it long enough that a load begun now covers them: load it from the own source (at once,
      * off the calling thread). The next heartbeat asks again if it is still not loaded.
      */
-    public void onResizedToLoad(Consumer<RedisBloomFilter> listener) {
+    public void onResizedToLoad(Consumer<G> listener) {
         rollout.onResizedToLoad(listener);
     }
 
@@ -219,7 +218,7 @@ public final class FilterGenerations implements AutoCloseable {
      * The generation auto-resize grew this filter into, when it answers the checks now (a larger
      * geometry than the own one, loaded covering every instance).
      */
-    public Optional<RedisBloomFilter> answeringResized() {
+    public Optional<G> answeringResized() {
         return rollout.answeringResized();
     }
 

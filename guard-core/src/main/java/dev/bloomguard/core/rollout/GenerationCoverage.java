@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Objects;
 
 import dev.bloomguard.core.Hold;
-import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
 
 /**
@@ -25,7 +24,7 @@ final class GenerationCoverage {
     /** The field of a live bitmap's metadata naming the source it was loaded from, if its loader gave one. */
     static final String SOURCE = "source";
 
-    private final RedisBloomFilter own;
+    private final Generation own;
     private final String ownDescriptor;
     /** Whether the own generation is keyed-hashed: see {@link InstanceEntry#KNOWS_HASHES}. */
     private final boolean ownKeyed;
@@ -41,7 +40,7 @@ final class GenerationCoverage {
      */
     private volatile Map<String, Long> invalidatedAt = Map.of();
 
-    GenerationCoverage(RedisBloomFilter own, String ownDescriptor, boolean ownKeyed, BitmapStore store,
+    GenerationCoverage(Generation own, String ownDescriptor, boolean ownKeyed, BitmapStore store,
             String instanceId, Duration heartbeat, GenerationRegistry registry) {
         this.own = own;
         this.ownDescriptor = ownDescriptor;
@@ -95,8 +94,8 @@ final class GenerationCoverage {
      * The first of {@code candidates} whose live bitmap covers every writer, or null; it answers
      * "absent" only when loaded from the source the own generation's bitmap was ({@code ownSource}).
      */
-    RedisBloomFilter firstCovered(Collection<RedisBloomFilter> candidates, String ownSource) {
-        for (RedisBloomFilter candidate : candidates) {
+    <G extends Generation> G firstCovered(Collection<G> candidates, String ownSource) {
+        for (G candidate : candidates) {
             Map<String, String> meta = store.hashGetAll(candidate.keys().meta());
             if (covered(meta, candidate)) {
                 // A rolling change of geometry and warmup query at once: the other generation holds
@@ -112,7 +111,7 @@ final class GenerationCoverage {
     }
 
     /** Holds {@link Hold#FOREIGN_SOURCE} on {@code generation} while its source is not {@code ownSource}. */
-    static void holdIfForeign(RedisBloomFilter generation, String source, String ownSource) {
+    static void holdIfForeign(Generation generation, String source, String ownSource) {
         if (Objects.equals(source, ownSource)) {
             generation.release(Hold.FOREIGN_SOURCE);
         }
@@ -126,7 +125,7 @@ final class GenerationCoverage {
      * loaded by a release before generations were tracked (metadata without the field) was the
      * only generation then; one never loaded (no metadata) holds nothing.
      */
-    boolean covered(Map<String, String> meta, RedisBloomFilter generation) {
+    boolean covered(Map<String, String> meta, Generation generation) {
         boolean covered = "1".equals(meta.get("covered")) || (!meta.isEmpty() && !meta.containsKey("covered"));
         Long invalidated = invalidatedAt.get(generation.keys().live());
         // Found left unwritten: only a load begun after that holds what was added meanwhile.
@@ -139,7 +138,7 @@ final class GenerationCoverage {
      * an instance of a release before this one may have stopped writing to it since without
      * saying so. Its next heartbeat tells.
      */
-    boolean unsureSinceInvalidated(RedisBloomFilter generation, String instance, long seen) {
+    boolean unsureSinceInvalidated(Generation generation, String instance, long seen) {
         Long invalidated = invalidatedAt.get(generation.keys().live());
         return invalidated != null && !instance.equals(instanceId) && seen <= invalidated;
     }

@@ -1,7 +1,6 @@
 package dev.bloomguard.core.rollout;
 
 import dev.bloomguard.core.FilterGeometry;
-import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 
@@ -33,7 +32,7 @@ public final class GenerationDescriptor {
     }
 
     /** The descriptor of {@code filter}'s generation. */
-    public static String of(RedisBloomFilter filter) {
+    public static String of(Generation filter) {
         return of(filter.geometry(), filter.keyType().orElse(null), filter.hash().id());
     }
 

@@ -12,7 +12,6 @@ import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterKeys;
-import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
 
@@ -29,7 +28,7 @@ final class GenerationRegistry {
 
     private static final Logger log = LoggerFactory.getLogger(FilterGenerations.class);
 
-    private final RedisBloomFilter own;
+    private final Generation own;
     private final String ownDescriptor;
     private final BitmapStore store;
     private final String keyPrefix;
@@ -40,7 +39,7 @@ final class GenerationRegistry {
     private final Duration heartbeat;
     private final Duration grace;
 
-    GenerationRegistry(RedisBloomFilter own, String ownDescriptor, BitmapStore store, String keyPrefix,
+    GenerationRegistry(Generation own, String ownDescriptor, BitmapStore store, String keyPrefix,
             String instanceId, Duration heartbeat, Duration grace) {
         this.own = own;
         this.ownDescriptor = ownDescriptor;

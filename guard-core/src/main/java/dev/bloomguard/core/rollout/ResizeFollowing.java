@@ -14,7 +14,6 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
 
 /**
@@ -28,30 +27,30 @@ import dev.bloomguard.core.redis.BitmapStore;
  * gone from Redis, since an instance that has not heartbeated since may still answer from it. Its
  * maps are guarded by {@link FilterGenerations}'s lock: they are touched only by its heartbeat.
  */
-final class ResizeFollowing {
+final class ResizeFollowing<G extends Generation> {
 
     private static final Logger log = LoggerFactory.getLogger(FilterGenerations.class);
 
-    private final RedisBloomFilter own;
+    private final G own;
     private final String ownDescriptor;
     /** Whether the own generation is keyed-hashed: see {@link InstanceEntry#KNOWS_HASHES}. */
     private final boolean ownKeyed;
     private final BitmapStore store;
     private final String keyPrefix;
     private final Duration grace;
-    private final Function<String, RedisBloomFilter> foreignFactory;
+    private final Function<String, G> foreignFactory;
     private final GenerationRegistry registry;
     private final GenerationCoverage coverage;
     /** Generations auto-resize decided ({@link FilterResize}) that no heartbeat names, by descriptor. */
-    private final Map<String, RedisBloomFilter> resized = new HashMap<>();
+    private final Map<String, G> resized = new HashMap<>();
     /** When (Redis ms) each generation written to as a resize was last found in a decision. */
     private final Map<String, Long> resizeSeen = new HashMap<>();
     /** The generations decided after the own one, in order, as of the last heartbeat; see {@link #onResizedToLoad}. */
-    private volatile List<RedisBloomFilter> ownResizes = List.of();
-    private volatile Consumer<RedisBloomFilter> loadResized = filter -> { };
+    private volatile List<G> ownResizes = List.of();
+    private volatile Consumer<G> loadResized = filter -> { };
 
-    ResizeFollowing(RedisBloomFilter own, String ownDescriptor, boolean ownKeyed, BitmapStore store, String keyPrefix,
-            Duration grace, Function<String, RedisBloomFilter> foreignFactory, GenerationRegistry registry,
+    ResizeFollowing(G own, String ownDescriptor, boolean ownKeyed, BitmapStore store, String keyPrefix,
+            Duration grace, Function<String, G> foreignFactory, GenerationRegistry registry,
             GenerationCoverage coverage) {
         this.own = own;
         this.ownDescriptor = ownDescriptor;
@@ -65,12 +64,12 @@ final class ResizeFollowing {
     }
 
     /** See {@link FilterGenerations#onResizedToLoad}. */
-    void onResizedToLoad(Consumer<RedisBloomFilter> listener) {
+    void onResizedToLoad(Consumer<G> listener) {
         this.loadResized = listener;
     }
 
     /** True when {@code filter} is one of the generations decided after the own one, as of the last heartbeat. */
-    boolean ownResize(RedisBloomFilter filter) {
+    boolean ownResize(G filter) {
         return ownResizes.contains(filter);
     }
 
@@ -86,10 +85,10 @@ final class ResizeFollowing {
      * @param writingSince when this instance began to write to each generation, which this adds to
      * @return the filters of {@code ownChain}, in order
      */
-    List<RedisBloomFilter> writeResizes(List<String> ownChain, List<RedisBloomFilter> alsoWritten,
+    List<G> writeResizes(List<String> ownChain, List<G> alsoWritten,
             Map<String, Long> writingSince, boolean first, long now) {
         Set<String> decided = new LinkedHashSet<>(ownChain);
-        for (RedisBloomFilter other : List.copyOf(alsoWritten)) {
+        for (G other : List.copyOf(alsoWritten)) {
             decided.addAll(FilterResize.chain(store, keyPrefix, own.name(), GenerationDescriptor.of(other)));
         }
         decided.forEach(descriptor -> resizeSeen.put(descriptor, now));
@@ -99,13 +98,13 @@ final class ResizeFollowing {
         Set<String> writtenKeys = new HashSet<>();
         writtenKeys.add(own.keys().live());
         alsoWritten.forEach(filter -> writtenKeys.add(filter.keys().live()));
-        List<RedisBloomFilter> ownResized = new ArrayList<>();
+        List<G> ownResized = new ArrayList<>();
         for (String descriptor : decided) {
             String live = registry.liveKey(descriptor);
             if (live.equals(own.keys().live())) {
                 continue;
             }
-            RedisBloomFilter filter;
+            G filter;
             if (writtenKeys.add(live)) {
                 filter = resized.computeIfAbsent(descriptor, foreignFactory);
                 alsoWritten.add(filter);
@@ -129,21 +128,21 @@ final class ResizeFollowing {
      * @param metas each one's live metadata
      * @param complete those whose every shard is ready
      */
-    record Loads(List<RedisBloomFilter> resizes, Map<RedisBloomFilter, Map<String, String>> metas,
-            Set<RedisBloomFilter> complete) {
+    record Loads<G extends Generation>(List<G> resizes, Map<G, Map<String, String>> metas,
+            Set<G> complete) {
     }
 
     /** Reads the metadata and readiness of {@code resizes}' bitmaps. */
-    Loads read(List<RedisBloomFilter> resizes) {
-        Map<RedisBloomFilter, Map<String, String>> resizeMetas = new HashMap<>();
-        Set<RedisBloomFilter> resizesComplete = new HashSet<>();
-        for (RedisBloomFilter resize : resizes) {
+    Loads<G> read(List<G> resizes) {
+        Map<G, Map<String, String>> resizeMetas = new HashMap<>();
+        Set<G> resizesComplete = new HashSet<>();
+        for (G resize : resizes) {
             resizeMetas.put(resize, store.hashGetAll(resize.keys().meta()));
             if (resize.isComplete().orElse(false)) {
                 resizesComplete.add(resize);
             }
         }
-        return new Loads(resizes, resizeMetas, resizesComplete);
+        return new Loads<>(resizes, resizeMetas, resizesComplete);
     }
 
     /** How far the instances of the grace period write to a generation auto-resize decided. */
@@ -156,7 +155,7 @@ final class ResizeFollowing {
         COVERABLE
     }
 
-    private ResizeCoverage resizeCoverage(RedisBloomFilter resize, Map<String, String> instances, long writeAfter,
+    private ResizeCoverage resizeCoverage(G resize, Map<String, String> instances, long writeAfter,
             long now) {
         String live = resize.keys().live();
         ResizeCoverage reached = ResizeCoverage.COVERABLE;
@@ -187,11 +186,11 @@ final class ResizeFollowing {
      * the own generation's (whose rebuild may hold rows the grown one lacks until it is loaded
      * again). Null: none.
      */
-    RedisBloomFilter answeringResize(Loads loads, Map<String, String> ownMeta, Map<String, String> instances,
+    G answeringResize(Loads<G> loads, Map<String, String> ownMeta, Map<String, String> instances,
             long writeAfter, long now) {
-        List<RedisBloomFilter> resizes = loads.resizes();
+        List<G> resizes = loads.resizes();
         for (int i = resizes.size() - 1; i >= 0; i--) {
-            RedisBloomFilter resize = resizes.get(i);
+            G resize = resizes.get(i);
             Map<String, String> meta = loads.metas().get(resize);
             if (loads.complete().contains(resize) && coverage.covered(meta, resize) && !LoadOrder.loadedBefore(meta, ownMeta)
                     && resizeCoverage(resize, instances, writeAfter, now) != ResizeCoverage.NOT_WRITTEN) {
@@ -206,7 +205,7 @@ final class ResizeFollowing {
     }
 
     /** Takes the heartbeat's generations decided after the own one, saying so when they changed. */
-    void follow(List<RedisBloomFilter> resizes) {
+    void follow(List<G> resizes) {
         if (!resizes.equals(ownResizes)) {
             if (resizes.isEmpty()) {
                 log.warn("Filter '{}': Redis holds no resize of generation {} any more (evicted, or lost in a failover);"
@@ -227,11 +226,11 @@ final class ResizeFollowing {
      * loaded before the own generation's live bitmap, or incomplete) and a load begun now covers
      * every instance.
      */
-    void loadIfDue(Loads loads, Map<String, String> ownMeta, Map<String, String> instances, long writeAfter,
+    void loadIfDue(Loads<G> loads, Map<String, String> ownMeta, Map<String, String> instances, long writeAfter,
             long now) {
-        List<RedisBloomFilter> resizes = loads.resizes();
+        List<G> resizes = loads.resizes();
         if (!resizes.isEmpty()) {
-            RedisBloomFilter target = resizes.get(resizes.size() - 1);
+            G target = resizes.get(resizes.size() - 1);
             Map<String, String> targetMeta = loads.metas().get(target);
             // Lost or evicted (marker gone) counts as unloaded: nobody else reloads a generation no instance owns.
             if ((!coverage.covered(targetMeta, target) || LoadOrder.loadedBefore(targetMeta, ownMeta)

@@ -13,7 +13,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.HashSecrets;
-import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
@@ -29,14 +28,14 @@ import dev.bloomguard.core.redis.BitmapStoreException;
  * so it is volatile and replaced whole; every change of it is made under {@link FilterGenerations}'s
  * lock, which its callers hold ({@link #reconsider} takes it itself, as {@code lock}).
  */
-final class RolloutState {
+final class RolloutState<G extends Generation> {
 
     private static final Logger log = LoggerFactory.getLogger(FilterGenerations.class);
 
     private static final Duration RECONSIDER_EVERY = Duration.ofMillis(100);
 
     private final Object lock;
-    private final RedisBloomFilter own;
+    private final G own;
     private final String ownDescriptor;
     /** True when the own generation is hashed with a keyed hash, which releases before keyed hashing cannot write. */
     private final boolean ownKeyed;
@@ -47,9 +46,9 @@ final class RolloutState {
     private final Runnable loadOwn;
     private final GenerationRegistry registry;
     private final GenerationCoverage coverage;
-    private final ResizeFollowing resizes;
-    private final WrittenGenerations writes;
-    private volatile State state;
+    private final ResizeFollowing<G> resizes;
+    private final WrittenGenerations<G> writes;
+    private volatile State<G> state;
     /** True while a load of the own generation that does not cover every writer runs. */
     private volatile boolean ownHeldBack;
     private volatile long lastHeartbeat;
@@ -62,13 +61,13 @@ final class RolloutState {
      *
      * @param readable other generations that may answer, if covered
      */
-    private record State(RedisBloomFilter answering, List<RedisBloomFilter> alsoWritten,
-            List<RedisBloomFilter> readable) {
+    private record State<G extends Generation>(G answering, List<G> alsoWritten,
+            List<G> readable) {
     }
 
     /** @param lock the monitor of the {@link FilterGenerations} this is the state of */
-    RolloutState(Object lock, RedisBloomFilter own, GenerationRegistry registry, BitmapStore store, String keyPrefix,
-            String instanceId, Duration heartbeat, Duration grace, Function<String, RedisBloomFilter> foreignFactory,
+    RolloutState(Object lock, G own, GenerationRegistry registry, BitmapStore store, String keyPrefix,
+            String instanceId, Duration heartbeat, Duration grace, Function<String, G> foreignFactory,
             Runnable loadOwn) {
         this.lock = lock;
         this.own = own;
@@ -81,20 +80,20 @@ final class RolloutState {
         this.loadOwn = loadOwn;
         this.registry = registry;
         this.coverage = new GenerationCoverage(own, ownDescriptor, ownKeyed, store, instanceId, heartbeat, registry);
-        this.resizes = new ResizeFollowing(own, ownDescriptor, ownKeyed, store, keyPrefix, grace, foreignFactory,
+        this.resizes = new ResizeFollowing<>(own, ownDescriptor, ownKeyed, store, keyPrefix, grace, foreignFactory,
                 registry, coverage);
-        this.writes = new WrittenGenerations(own, ownDescriptor, heartbeat, grace, foreignFactory, registry, resizes);
+        this.writes = new WrittenGenerations<>(own, ownDescriptor, heartbeat, grace, foreignFactory, registry, resizes);
     }
 
-    RedisBloomFilter answering() {
-        State current = state;
+    G answering() {
+        State<G> current = state;
         return current == null ? null : current.answering();
     }
 
     void heartbeatFailed() {
-        State current = state;
+        State<G> current = state;
         if (current != null && current.answering() != null && stale()) {
-            state = new State(null, current.alsoWritten(), current.readable());
+            state = new State<>(null, current.alsoWritten(), current.readable());
         }
     }
 
@@ -107,14 +106,14 @@ final class RolloutState {
         return System.nanoTime() - lastHeartbeat > grace.minus(heartbeat.multipliedBy(2)).toNanos();
     }
 
-    List<RedisBloomFilter> others() {
-        State current = state;
+    List<G> others() {
+        State<G> current = state;
         return current == null ? List.of() : current.alsoWritten();
     }
 
     /** The other generations to add to; see {@link FilterGenerations#addToOthers}. */
-    List<RedisBloomFilter> written() {
-        State current = state;
+    List<G> written() {
+        State<G> current = state;
         if (current == null || stale()) {
             throw new BitmapStoreException("filter '" + own.name() + "' has not read its rollout registry"
                     + (current == null ? " yet" : " for longer than the grace period less two heartbeats")
@@ -144,7 +143,7 @@ final class RolloutState {
         if (ownKeyed) {
             HashSecrets.publish(store, keyPrefix, own.name(), own.hash());
         }
-        WrittenGenerations.Written decision = writes.decide(firstBeat, heartbeated, first, ownChain);
+        WrittenGenerations.Written<G> decision = writes.decide(firstBeat, heartbeated, first, ownChain);
         BitmapStore.Heartbeat beat = decision.beat();
         long now = beat.now();
         long writeAfter = now - grace.toMillis();
@@ -155,15 +154,15 @@ final class RolloutState {
 
         Map<String, String> ownMeta = store.hashGetAll(own.keys().meta());
         ownUnloaded = ownMeta.isEmpty();
-        ResizeFollowing.Loads resizeLoads = resizes.read(decision.resizes());
-        RedisBloomFilter resizedAnswering = resizes.answeringResize(resizeLoads, ownMeta, beat.instances(), writeAfter,
+        ResizeFollowing.Loads<G> resizeLoads = resizes.read(decision.resizes());
+        G resizedAnswering = resizes.answeringResize(resizeLoads, ownMeta, beat.instances(), writeAfter,
                 now);
-        RedisBloomFilter answering = resizedAnswering != null ? resizedAnswering
+        G answering = resizedAnswering != null ? resizedAnswering
                 : !ownHeldBack && coverage.covered(ownMeta, own) ? own
                         : coverage.firstCovered(decision.readable().values(), ownMeta.get(GenerationCoverage.SOURCE));
-        State previous = state;
+        State<G> previous = state;
         resizes.follow(decision.resizes());
-        state = new State(answering, List.copyOf(decision.alsoWritten()), List.copyOf(decision.readable().values()));
+        state = new State<>(answering, List.copyOf(decision.alsoWritten()), List.copyOf(decision.readable().values()));
         lastHeartbeat = sent;
         if (previous != null && previous.answering() != answering) {
             log.info("Filter '{}': checks are now answered by {}", own.name(),
@@ -182,12 +181,12 @@ final class RolloutState {
         resizes.loadIfDue(resizeLoads, ownMeta, beat.instances(), writeAfter, now);
     }
 
-    void onResizedToLoad(Consumer<RedisBloomFilter> listener) {
+    void onResizedToLoad(Consumer<G> listener) {
         resizes.onResizedToLoad(listener);
     }
 
-    Optional<RedisBloomFilter> answeringResized() {
-        RedisBloomFilter answering = answering();
+    Optional<G> answeringResized() {
+        G answering = answering();
         return answering != null && answering != own && resizes.ownResize(answering) ? Optional.of(answering)
                 : Optional.empty();
     }
@@ -197,9 +196,9 @@ final class RolloutState {
             return;
         }
         ownHeldBack = true;
-        State current = state;
+        State<G> current = state;
         if (current != null && current.answering() == own) {
-            state = new State(coverage.firstCovered(current.readable(),
+            state = new State<>(coverage.firstCovered(current.readable(),
                     store.hashGetAll(own.keys().meta()).get(GenerationCoverage.SOURCE)),
                     current.alsoWritten(), current.readable());
         }
@@ -211,9 +210,9 @@ final class RolloutState {
 
     void loadEnded(boolean swappedCovering) {
         ownHeldBack = false;
-        State current = state;
+        State<G> current = state;
         if (swappedCovering && current != null && !stale()) {
-            state = new State(own, current.alsoWritten(), current.readable());
+            state = new State<>(own, current.alsoWritten(), current.readable());
         }
     }
 
@@ -227,12 +226,12 @@ final class RolloutState {
             return;
         }
         synchronized (lock) {
-            State current = state;
+            State<G> current = state;
             if (current != null && current.answering() == null && !ownHeldBack && !stale()) {
                 Map<String, String> ownMeta = store.hashGetAll(own.keys().meta());
                 ownUnloaded = ownMeta.isEmpty();
                 if (coverage.covered(ownMeta, own)) {
-                    state = new State(own, current.alsoWritten(), current.readable());
+                    state = new State<>(own, current.alsoWritten(), current.readable());
                 }
             }
         }

@@ -13,7 +13,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 
-import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
 
@@ -28,24 +27,24 @@ import dev.bloomguard.core.redis.BitmapStoreException;
  * to a generation before it stops ({@link #decide}). Its maps are guarded by
  * {@link FilterGenerations}'s lock: every method is called from its heartbeat.
  */
-final class WrittenGenerations {
+final class WrittenGenerations<G extends Generation> {
 
     /** Claims of generations stopped written to in one heartbeat, before it gives up (the registry kept changing). */
     private static final int MAX_CLAIMS = 3;
 
-    private final RedisBloomFilter own;
+    private final G own;
     private final String ownDescriptor;
     private final Duration heartbeat;
     private final Duration grace;
-    private final Function<String, RedisBloomFilter> foreignFactory;
+    private final Function<String, G> foreignFactory;
     private final GenerationRegistry registry;
-    private final ResizeFollowing resizes;
-    private final Map<String, RedisBloomFilter> foreign = new HashMap<>();
+    private final ResizeFollowing<G> resizes;
+    private final Map<String, G> foreign = new HashMap<>();
     /** Generations this instance writes to, with when it began (0: since it started). */
     private final Map<String, Long> writingSince = new LinkedHashMap<>();
 
-    WrittenGenerations(RedisBloomFilter own, String ownDescriptor, Duration heartbeat, Duration grace,
-            Function<String, RedisBloomFilter> foreignFactory, GenerationRegistry registry, ResizeFollowing resizes) {
+    WrittenGenerations(G own, String ownDescriptor, Duration heartbeat, Duration grace,
+            Function<String, G> foreignFactory, GenerationRegistry registry, ResizeFollowing<G> resizes) {
         this.own = own;
         this.ownDescriptor = ownDescriptor;
         this.heartbeat = heartbeat;
@@ -61,8 +60,8 @@ final class WrittenGenerations {
      * @param beat the registry as the heartbeat that decided read it
      * @param resizes the generations auto-resize decided after the own one, in order
      */
-    record Written(BitmapStore.Heartbeat beat, List<RedisBloomFilter> alsoWritten,
-            Map<String, RedisBloomFilter> readable, List<RedisBloomFilter> resizes) {
+    record Written<G extends Generation>(BitmapStore.Heartbeat beat, List<G> alsoWritten,
+            Map<String, G> readable, List<G> resizes) {
     }
 
     /** The own generation is written to, since this instance's start. */
@@ -84,8 +83,8 @@ final class WrittenGenerations {
      *
      * @throws BitmapStoreException when Redis fails, or the registry kept changing
      */
-    Written decide(BitmapStore.Heartbeat beat, List<String> heartbeated, boolean first, List<String> ownChain) {
-        Written decision = written(beat, first, ownChain);
+    Written<G> decide(BitmapStore.Heartbeat beat, List<String> heartbeated, boolean first, List<String> ownChain) {
+        Written<G> decision = written(beat, first, ownChain);
         Set<String> claimedStopped = new HashSet<>();
         for (int round = 0; !claimedStopped.containsAll(stopping(decision)); round++) {
             if (round == MAX_CLAIMS) {
@@ -102,14 +101,14 @@ final class WrittenGenerations {
     }
 
     /** Forgets when this instance began to write to the generations {@code decision} writes to no more. */
-    void forgetStopped(Written decision) {
-        List<RedisBloomFilter> alsoWritten = decision.alsoWritten();
+    void forgetStopped(Written<G> decision) {
+        List<G> alsoWritten = decision.alsoWritten();
         writingSince.keySet().removeIf(descriptor -> !descriptor.equals(ownDescriptor)
                 && alsoWritten.stream().noneMatch(filter -> GenerationDescriptor.of(filter).equals(descriptor)));
     }
 
     /** Generations written to until now whose keys this heartbeat writes to no more. */
-    private Set<String> stopping(Written written) {
+    private Set<String> stopping(Written<G> written) {
         Set<String> lives = new HashSet<>();
         lives.add(own.keys().live());
         written.alsoWritten().forEach(filter -> lives.add(filter.keys().live()));
@@ -122,13 +121,13 @@ final class WrittenGenerations {
         return stopping;
     }
 
-    private Written written(BitmapStore.Heartbeat beat, boolean first, List<String> ownChain) {
+    private Written<G> written(BitmapStore.Heartbeat beat, boolean first, List<String> ownChain) {
         long now = beat.now();
         foreign.keySet().retainAll(beat.generations().keySet());
         long writeAfter = now - grace.toMillis();
         long readAfter = now - grace.toMillis() + 2 * heartbeat.toMillis();
-        List<RedisBloomFilter> alsoWritten = new ArrayList<>();
-        Map<String, RedisBloomFilter> readable = new TreeMap<>();
+        List<G> alsoWritten = new ArrayList<>();
+        Map<String, G> readable = new TreeMap<>();
         // Descriptors that differ only in a key type stored like no key type (integer, uuid, text,
         // bytes) name the same keys: one generation, judged by the freshest of them.
         Map<String, Long> seenByKeys = new HashMap<>();
@@ -155,7 +154,7 @@ final class WrittenGenerations {
                 continue;
             }
             if (seen >= writeAfter && descriptorByKeys.get(live).equals(descriptor)) {
-                RedisBloomFilter filter = foreign.computeIfAbsent(descriptor, foreignFactory);
+                G filter = foreign.computeIfAbsent(descriptor, foreignFactory);
                 alsoWritten.add(filter);
                 writingSince.putIfAbsent(descriptor, first ? 0L : now);
                 // Only a generation whose keys compare as ours may answer for us: one of another key
@@ -165,7 +164,7 @@ final class WrittenGenerations {
                 }
             }
         }
-        List<RedisBloomFilter> resized = resizes.writeResizes(ownChain, alsoWritten, writingSince, first, now);
-        return new Written(beat, alsoWritten, readable, resized);
+        List<G> resized = resizes.writeResizes(ownChain, alsoWritten, writingSince, first, now);
+        return new Written<>(beat, alsoWritten, readable, resized);
     }
 }

@@ -7,7 +7,7 @@ import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterState;
 import dev.bloomguard.core.FilterStatus;
 import dev.bloomguard.core.check.FilterChecks;
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.load.FilterLoader;
 import dev.bloomguard.core.load.LiveMeta;
 import dev.bloomguard.core.load.LoadLock;

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.rollout.FilterGenerations;
 
 /**
@@ -83,7 +83,7 @@ public final class FilterUpkeep implements AutoCloseable {
         filter.generations().ifPresent(generations -> heartbeat(filter, generations));
     }
 
-    private static void heartbeat(RedisBloomFilter filter, FilterGenerations generations) {
+    private static void heartbeat(RedisBloomFilter filter, FilterGenerations<?> generations) {
         try {
             generations.heartbeat();
         }

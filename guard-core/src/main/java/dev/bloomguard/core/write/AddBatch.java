@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.PackedOffsets;
 

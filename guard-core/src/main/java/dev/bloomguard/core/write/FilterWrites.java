@@ -11,7 +11,7 @@ import java.util.function.Supplier;
 
 import dev.bloomguard.core.events.AddCount;
 import dev.bloomguard.core.events.FilterEvents;
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.misses.MissKeys;
 import dev.bloomguard.core.misses.RememberedMisses;

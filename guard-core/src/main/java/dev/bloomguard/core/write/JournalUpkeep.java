@@ -3,7 +3,7 @@ package dev.bloomguard.core.write;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.context.FilterContext;
 
 /**
  * Keeps each shard's adds journal within its retention and capacity (see

@@ -8,13 +8,13 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
 
 import dev.bloomguard.core.Hold;
-import dev.bloomguard.core.RedisBloomFilter;
 import dev.bloomguard.core.check.Holds;
 import dev.bloomguard.core.events.FilterEvents;
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.rollout.FilterGenerations;
+import dev.bloomguard.core.rollout.Generation;
 
 /**
  * Notices Redis going back in time: a restart from an older RDB or AOF file, or a failover to a
@@ -34,7 +34,7 @@ public final class RewindWatch {
     private final AddCounts addCounts;
     private final BitmapMirror mirror;
     private final FilterEvents events;
-    private final FilterGenerations generations;
+    private final FilterGenerations<?> generations;
     private final Runnable notReady;
     private final Holds holds;
     /** Rewinds noticed; a batch sent before one does not report it again. */
@@ -58,7 +58,7 @@ public final class RewindWatch {
      *     rewind is noticed until the filter was made not ready (its markers then say it)
      * @param notReady what a check that finds the filter not ready does
      */
-    public RewindWatch(FilterContext filter, BitmapMirror mirror, FilterEvents events, FilterGenerations generations,
+    public RewindWatch(FilterContext filter, BitmapMirror mirror, FilterEvents events, FilterGenerations<?> generations,
             Holds holds, Runnable notReady) {
         this.filter = filter;
         this.addCounts = new AddCounts(filter.instanceId(), filter.geometry().shards());
@@ -174,8 +174,8 @@ public final class RewindWatch {
                 return heldWhileActing(() -> rewound(epoch, finding.detail(), handled));
             }
         }
-        List<RedisBloomFilter> others = generations == null ? List.of() : generations.others();
-        for (RedisBloomFilter other : others) {
+        List<? extends Generation> others = generations == null ? List.of() : generations.others();
+        for (Generation other : others) {
             if (other.verifyNotBehind()) {
                 return heldWhileActing(() -> rewound(epoch, "generation " + other.keys().live() + " lost adds", handled));
             }

@@ -16,7 +16,7 @@ import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.IncompleteLoadException;
 import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.mirror.MirrorSettings;
 import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.hash.KeyType;

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceClients;
 import dev.bloomguard.core.redis.RealRedis;

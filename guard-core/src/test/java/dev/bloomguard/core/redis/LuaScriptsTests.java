@@ -10,7 +10,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.testsupport.RedisServerExtension;
 import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.RedisClient;

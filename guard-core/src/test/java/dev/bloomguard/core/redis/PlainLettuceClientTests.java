@@ -13,7 +13,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.testsupport.Await;
 import dev.bloomguard.testsupport.RedisClusterExtension;

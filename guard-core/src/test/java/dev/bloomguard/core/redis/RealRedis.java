@@ -8,7 +8,7 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 import dev.bloomguard.core.FilterGeometry;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.testsupport.RedisServerExtension;
 import dev.bloomguard.testsupport.TestNames;
 

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.embedded.DelayingProxy;
 import dev.bloomguard.embedded.RedisServer;
 

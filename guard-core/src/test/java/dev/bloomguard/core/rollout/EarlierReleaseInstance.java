@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.bloomguard.core.FilterKeys;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
 
 /**

@@ -21,7 +21,7 @@ import dev.bloomguard.core.FilterState;
 import dev.bloomguard.core.HashSecrets;
 import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.BitmapStore;

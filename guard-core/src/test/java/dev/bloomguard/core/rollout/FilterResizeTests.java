@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.RealRedis;
 import dev.bloomguard.testsupport.Await;

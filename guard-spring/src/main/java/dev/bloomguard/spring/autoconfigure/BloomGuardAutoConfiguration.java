@@ -30,7 +30,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.redis.LettuceBitmapStore;

@@ -7,7 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.check.Verdict;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.spring.BloomGuardException;

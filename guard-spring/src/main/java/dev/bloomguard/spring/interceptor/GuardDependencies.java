@@ -2,7 +2,7 @@ package dev.bloomguard.spring.interceptor;
 
 import java.util.function.Supplier;
 
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardConfigurationException;
 import dev.bloomguard.spring.metrics.GuardMetrics;

@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.metrics.GuardObservations;

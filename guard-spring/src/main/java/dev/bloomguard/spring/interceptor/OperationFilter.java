@@ -1,6 +1,6 @@
 package dev.bloomguard.spring.interceptor;
 
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 
 /**
  * The filter a {@code @BloomGuard} or {@code @BloomPut} operation names, resolved on the

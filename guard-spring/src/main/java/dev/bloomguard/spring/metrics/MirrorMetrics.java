@@ -2,7 +2,7 @@ package dev.bloomguard.spring.metrics;
 
 import java.util.function.ToLongFunction;
 
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.mirror.MirrorStats;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import io.micrometer.core.instrument.FunctionCounter;

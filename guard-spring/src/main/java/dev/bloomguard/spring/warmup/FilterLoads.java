@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
 import dev.bloomguard.core.IncompleteLoadException;
 import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.LoadReport;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.upkeep.FilterUpkeep;
 import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.metrics.GuardMetrics;

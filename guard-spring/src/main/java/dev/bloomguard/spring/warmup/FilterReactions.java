@@ -13,10 +13,11 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.bloomguard.core.FilterEvent;
+import dev.bloomguard.core.NotReadyCause;
+import dev.bloomguard.core.filter.FilterEvent;
 import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.LoadReport;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.metrics.LoadOutcome;
 import dev.bloomguard.spring.warmup.FilterWarmer.Task;
@@ -60,7 +61,7 @@ final class FilterReactions {
      *
      * @param cause why, as the check saw it; null when not known (a look again found it incomplete)
      */
-    void onNotReady(RedisBloomFilter filter, FilterEvent.Cause cause) {
+    void onNotReady(RedisBloomFilter filter, NotReadyCause cause) {
         Task task = tasks.get(filter.name());
         if (!threads.started() || task == null || task.source() == null || !task.onStartup()
                 || loads.runningLoad(filter.name()) != null) {
@@ -74,16 +75,16 @@ final class FilterReactions {
             // reloading over it would only make them bypass (and soon reload over this one).
             // Unless Redis lost it meanwhile: looked at off the check's thread, once a second,
             // but not when the check's own reply said it is there, only suspended here.
-            if (cause != FilterEvent.Cause.SUSPENDED) {
+            if (cause != NotReadyCause.SUSPENDED) {
                 lookAgainAtForeignFilter(task);
             }
             return;
         }
-        if (cause == FilterEvent.Cause.SUSPENDED) {
+        if (cause == NotReadyCause.SUSPENDED) {
             log.warn("Filter '{}' is not known to be built from its current warmup query; absent keys are let"
                     + " through until it is reloaded", filter.name());
         }
-        else if (cause == FilterEvent.Cause.REDIS_REWOUND) {
+        else if (cause == NotReadyCause.REDIS_REWOUND) {
             log.warn("Filter '{}' lost adds when Redis went back in time; checks are bypassed until it is warm again",
                     filter.name());
         }
@@ -167,7 +168,7 @@ final class FilterReactions {
             try {
                 if (task.filter().isComplete().equals(Optional.of(false))) {
                     schedules.forgetForeign(name);
-                    onNotReady(task.filter(), FilterEvent.Cause.INCOMPLETE);
+                    onNotReady(task.filter(), NotReadyCause.INCOMPLETE);
                 }
             }
             catch (RuntimeException ex) {

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.load.CatchUpTurn;
 import dev.bloomguard.core.upkeep.FilterUpkeep;
 import dev.bloomguard.spring.warmup.FilterWarmer.Task;

@@ -17,8 +17,8 @@ import org.springframework.context.SmartLifecycle;
 
 import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.LoadReport;
-import dev.bloomguard.core.FilterEvent;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.FilterEvent;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.rollout.FilterGenerations;
 import dev.bloomguard.core.upkeep.FilterUpkeep;
 import dev.bloomguard.spring.BloomGuardException;
@@ -204,7 +204,7 @@ public final class FilterWarmer implements SmartLifecycle {
     }
 
     /**
-     * Hears a filter's events (its {@link dev.bloomguard.core.FilterListener}): a
+     * Hears a filter's events (its {@link dev.bloomguard.core.filter.FilterListener}): a
      * {@link FilterEvent.NotReady} schedules a re-warm unless one is running, a failed one is
      * backing off, or its cause says the filter is another query's to load. Returns at once.
      * Filters with {@code warmup.on-startup: false} are left to their owner's explicit loads.

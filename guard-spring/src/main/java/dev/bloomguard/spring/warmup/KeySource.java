@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 import dev.bloomguard.core.LoadReport;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 
 /**
  * Where a filter's keys come from: every key that exists, read afresh for each warmup, re-warm

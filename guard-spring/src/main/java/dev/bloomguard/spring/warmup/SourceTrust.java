@@ -4,7 +4,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.bloomguard.core.Hold;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 
 /**
  * Whether this instance knows that each filter's live bitmap was loaded from its own key source;

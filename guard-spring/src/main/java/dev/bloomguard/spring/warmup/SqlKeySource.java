@@ -21,7 +21,7 @@ import java.util.stream.StreamSupport;
 import javax.sql.DataSource;
 
 import dev.bloomguard.core.LoadReport;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.spring.BloomGuardException;
 

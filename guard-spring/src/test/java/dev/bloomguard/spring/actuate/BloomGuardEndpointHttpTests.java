@@ -31,7 +31,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.LoadReport;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.spring.AbstractServedApplicationTests;
 import dev.bloomguard.spring.BloomKeySource;
 import dev.bloomguard.spring.RealServers;

@@ -23,7 +23,7 @@ import org.springframework.util.ReflectionUtils;
 
 import dev.bloomguard.core.FilterState;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BootNames;

@@ -12,7 +12,7 @@ import dev.bloomguard.spring.BootNames;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.bloomguard.core.FilterStatus;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.actuate.FilterStatusCache;

@@ -27,7 +27,7 @@ import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
 
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.spring.AbstractServedApplicationTests;
 import dev.bloomguard.spring.BloomGuard;
 import dev.bloomguard.spring.BloomGuardRejectedException;

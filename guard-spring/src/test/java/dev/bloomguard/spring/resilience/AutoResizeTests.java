@@ -20,7 +20,7 @@ import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterState;
 import dev.bloomguard.core.FilterStatus;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.RealServers;

@@ -27,7 +27,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardRejectedException;
 import dev.bloomguard.spring.RealServers;

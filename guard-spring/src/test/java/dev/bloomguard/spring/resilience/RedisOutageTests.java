@@ -27,7 +27,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.misses.MissKeys;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.CircuitBreaker;

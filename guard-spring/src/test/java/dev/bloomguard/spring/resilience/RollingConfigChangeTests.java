@@ -17,7 +17,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.LoadReport;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardRejectedException;

@@ -29,7 +29,7 @@ import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.IncompleteLoadException;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.testsupport.AbsentKeys;

@@ -17,7 +17,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.transaction.PlatformTransactionManager;
 
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.RedisBloomFilter;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomKeySource;
 import dev.bloomguard.spring.BootNames;

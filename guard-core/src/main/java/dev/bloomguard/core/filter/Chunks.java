@@ -1,4 +1,4 @@
-package dev.bloomguard.core;
+package dev.bloomguard.core.filter;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
+
 
 /**
  * Splits a batch of keys into chunks of a bounded size, sent one after another, so that no

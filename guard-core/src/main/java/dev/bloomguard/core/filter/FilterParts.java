@@ -1,4 +1,4 @@
-package dev.bloomguard.core;
+package dev.bloomguard.core.filter;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,15 +9,15 @@ import java.util.function.Function;
 
 import org.slf4j.LoggerFactory;
 
-import dev.bloomguard.core.FilterEvent.Cause;
+import dev.bloomguard.core.NotReadyCause;
+import dev.bloomguard.core.FilterKeys;
+import dev.bloomguard.core.HashSecrets;
 import dev.bloomguard.core.check.FilterChecks;
 import dev.bloomguard.core.check.Holds;
 import dev.bloomguard.core.check.NotReadySignals;
 import dev.bloomguard.core.events.FilterEvents;
-import dev.bloomguard.core.events.PeerEvents;
 import dev.bloomguard.core.hash.KeyHash;
-import dev.bloomguard.core.internal.EventPublisher;
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.load.FilterLoader;
 import dev.bloomguard.core.load.LoadLock;
 import dev.bloomguard.core.mirror.BitmapMirror;
@@ -47,7 +47,7 @@ final class FilterParts {
     final RememberedMisses misses;
     /** With a mirror that trusts its clear bits: what keeps them trustworthy. */
     final TrustLease trust;
-    final FilterGenerations generations;
+    final FilterGenerations<RedisBloomFilter> generations;
     /** Adds, swaps and remembered misses, told to and heard from other instances. */
     final FilterEvents events;
     final NotReadySignals signals;
@@ -95,9 +95,9 @@ final class FilterParts {
                         setup.store, setup.misses, setup.checkTimeout, events);
         NotReadySignals[] signalled = new NotReadySignals[1];
         this.generations = setup.rolloutHeartbeat == null ? null
-                : new FilterGenerations(facade, setup.store, setup.keyPrefix, setup.instanceId,
+                : new FilterGenerations<>(facade, setup.store, setup.keyPrefix, setup.instanceId,
                         setup.rolloutHeartbeat, setup.rolloutGrace, otherGenerations(setup),
-                        () -> background.execute(() -> signalled[0].notReady(Cause.GENERATION_UNLOADED)));
+                        () -> background.execute(() -> signalled[0].notReady(NotReadyCause.GENERATION_UNLOADED)));
         this.publisher = new EventPublisher(filter, listeners(setup, facade));
         this.signals = new NotReadySignals(filter, generations,
                 cause -> publisher.publish(new FilterEvent.NotReady(facade, cause)));
@@ -105,7 +105,7 @@ final class FilterParts {
         this.checks = new FilterChecks(filter, mirror, holds, signals::notReady);
         this.journal = new JournalUpkeep(filter, setup.journalRetention, setup.journalCapacity);
         this.rewinds = new RewindWatch(filter, mirror, events, generations, holds,
-                () -> signals.notReady(Cause.REDIS_REWOUND));
+                () -> signals.notReady(NotReadyCause.REDIS_REWOUND));
         this.writes = new FilterWrites(filter, mirror, misses, events, rewinds, journal);
         this.loader = new FilterLoader(filter, setup.keyPrefix, generations, events, mirror, misses, setup.maxShrink,
                 setup.loadHold, journal, setup.resizePolicy, report -> publisher.publish(new FilterEvent.Loaded(facade, report)));

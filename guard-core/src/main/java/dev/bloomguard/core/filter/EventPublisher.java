@@ -1,9 +1,9 @@
-package dev.bloomguard.core.internal;
+package dev.bloomguard.core.filter;
 
 import java.util.List;
 
-import dev.bloomguard.core.FilterEvent;
-import dev.bloomguard.core.FilterListener;
+import dev.bloomguard.core.context.FilterContext;
+import dev.bloomguard.core.internal.Arguments;
 
 /**
  * Tells a filter's {@link FilterListener}s of an event, each in turn; one that throws is logged and

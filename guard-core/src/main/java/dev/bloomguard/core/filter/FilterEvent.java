@@ -1,5 +1,8 @@
-package dev.bloomguard.core;
+package dev.bloomguard.core.filter;
 
+import dev.bloomguard.core.LoadReport;
+import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.NotReadyCause;
 import dev.bloomguard.core.redis.CircuitBreaker;
 
 /**
@@ -16,23 +19,7 @@ public sealed interface FilterEvent {
      * A check answered {@link Membership#NOT_READY}, or the filter was made not ready: a load would
      * let it block again, unless {@code cause} says the load must come from another query.
      */
-    record NotReady(RedisBloomFilter filter, Cause cause) implements FilterEvent {
-    }
-
-    /** Why a filter could not answer "absent". */
-    enum Cause {
-        /** A shard's ready marker is clear: the live bitmap is missing or half-written in Redis. */
-        INCOMPLETE,
-        /**
-         * The filter is complete, but a reason not to block is held ({@link FilterOperations#hold}):
-         * it is not known to be built from the source this instance loads, adds are still being
-         * retried, or Redis lost adds that the filter does not show yet.
-         */
-        SUSPENDED,
-        /** Redis went back in time and lost adds (see {@link FilterOperations#verifyNotBehind}). */
-        REDIS_REWOUND,
-        /** During a rolling change, this instance's own generation is not loaded (or no longer counts). */
-        GENERATION_UNLOADED
+    record NotReady(RedisBloomFilter filter, NotReadyCause cause) implements FilterEvent {
     }
 
     /** A load of this filter swapped its bitmap in. */

@@ -1,5 +1,7 @@
-package dev.bloomguard.core.events;
+package dev.bloomguard.core.filter;
 
+import dev.bloomguard.core.events.AddCount;
+import dev.bloomguard.core.events.FilterEvents;
 import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.mirror.TrustLease;
 import dev.bloomguard.core.misses.RememberedMisses;

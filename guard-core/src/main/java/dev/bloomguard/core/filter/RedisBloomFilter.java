@@ -1,4 +1,4 @@
-package dev.bloomguard.core;
+package dev.bloomguard.core.filter;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -10,9 +10,16 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 
+import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.FilterKeys;
+import dev.bloomguard.core.FilterStatus;
+import dev.bloomguard.core.Hold;
+import dev.bloomguard.core.IncompleteLoadException;
+import dev.bloomguard.core.LoadReport;
+import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
-import dev.bloomguard.core.internal.FilterContext;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.load.BulkLoad;
 import dev.bloomguard.core.load.CatchUpTurn;
 import dev.bloomguard.core.load.LiveMeta;
@@ -22,6 +29,7 @@ import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.rollout.FilterGenerations;
+import dev.bloomguard.core.rollout.Generation;
 
 /**
  * A Bloom filter kept as a Redis bitmap: the programmatic API, usable without Spring. What a guard
@@ -41,7 +49,7 @@ import dev.bloomguard.core.rollout.FilterGenerations;
  * {@link FilterSetup}'s. See {@code docs/architecture.md}. Its length is its two interfaces' one-line
  * delegations and the public nested types of a load; there is no other seam to split it along.
  */
-public final class RedisBloomFilter implements FilterGuard, FilterOperations {
+public final class RedisBloomFilter implements FilterGuard, FilterOperations, Generation {
 
     private final FilterContext filter;
     private final FilterParts parts;
@@ -98,7 +106,7 @@ public final class RedisBloomFilter implements FilterGuard, FilterOperations {
     }
 
     @Override
-    public Optional<FilterGenerations> generations() {
+    public Optional<FilterGenerations<?>> generations() {
         return Optional.ofNullable(parts.generations);
     }
 

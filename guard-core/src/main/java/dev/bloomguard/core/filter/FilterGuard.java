@@ -1,10 +1,11 @@
-package dev.bloomguard.core;
+package dev.bloomguard.core.filter;
 
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
+import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.redis.BitmapStoreException;
 

@@ -1,4 +1,4 @@
-package dev.bloomguard.core;
+package dev.bloomguard.core.filter;
 
 import java.util.Collection;
 import java.util.List;
@@ -6,6 +6,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
+import dev.bloomguard.core.FilterStatus;
+import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.check.Verdict;
 import dev.bloomguard.core.rollout.FilterGenerations;
 
@@ -22,7 +24,7 @@ final class GenerationRouting {
 
     private final RedisBloomFilter self;
     private final FilterParts own;
-    private final FilterGenerations generations;
+    private final FilterGenerations<RedisBloomFilter> generations;
 
     GenerationRouting(RedisBloomFilter self, FilterParts own) {
         this.self = self;

@@ -1,4 +1,4 @@
-package dev.bloomguard.core;
+package dev.bloomguard.core.filter;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -8,6 +8,13 @@ import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.stream.Stream;
 
+import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.FilterKeys;
+import dev.bloomguard.core.FilterStatus;
+import dev.bloomguard.core.Hold;
+import dev.bloomguard.core.LoadRefusedException;
+import dev.bloomguard.core.LoadReport;
+import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.load.CatchUpTurn;
@@ -53,7 +60,7 @@ public interface FilterOperations {
      * The generations of this filter during a rolling change of its configuration, when the
      * builder asked for them ({@link FilterSetup#rollout}); see {@link FilterGenerations}.
      */
-    Optional<FilterGenerations> generations();
+    Optional<FilterGenerations<?>> generations();
 
     /** Loads the filter from a stream of keys; closes the stream. See {@link #load(Iterator)}. */
     default LoadReport load(Stream<?> source) {

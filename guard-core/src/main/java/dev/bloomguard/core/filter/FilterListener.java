@@ -1,4 +1,5 @@
-package dev.bloomguard.core;
+package dev.bloomguard.core.filter;
+
 
 /**
  * Hears a filter's {@link FilterEvent}s; registered with {@link FilterSetup#listener}.

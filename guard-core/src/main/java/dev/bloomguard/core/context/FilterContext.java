@@ -1,4 +1,4 @@
-package dev.bloomguard.core.internal;
+package dev.bloomguard.core.context;
 
 import java.time.Duration;
 import java.util.concurrent.Executor;
@@ -10,6 +10,7 @@ import dev.bloomguard.core.FilterKeys;
 import dev.bloomguard.core.hash.BitPositions;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
+import dev.bloomguard.core.internal.Arguments;
 import dev.bloomguard.core.redis.BitmapStore;
 
 /**
@@ -18,7 +19,7 @@ import dev.bloomguard.core.redis.BitmapStore;
  * {@code RedisBloomFilter}; immutable.
  *
  * <p>{@link #log} is the façade's logger, so that an operator's {@code logging.level} for
- * {@code dev.bloomguard.core.RedisBloomFilter} keeps covering every message of a filter.
+ * {@code dev.bloomguard.core.filter.RedisBloomFilter} keeps covering every message of a filter.
  *
  * <p>Not part of the API (see {@link Arguments}).
  *

@@ -1,4 +1,4 @@
-package dev.bloomguard.core;
+package dev.bloomguard.core.filter;
 
 import static dev.bloomguard.core.internal.Arguments.checkArgument;
 
@@ -12,6 +12,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 
+import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.HashSecrets;
+import dev.bloomguard.core.LoadRefusedException;
+import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.mirror.MirrorSettings;
