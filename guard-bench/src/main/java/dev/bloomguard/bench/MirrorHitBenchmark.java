@@ -19,8 +19,8 @@ import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.hash.BitPositions;
 import dev.bloomguard.core.hash.KeyHash;
-import dev.bloomguard.test.memory.InMemoryBitmapStore;
 import dev.bloomguard.core.mirror.MirrorSettings;
+import dev.bloomguard.test.memory.InMemoryBitmapStore;
 
 /**
  * What a check answered by the local mirror costs (issue 15's target: at most 150 ns and no

@@ -10,12 +10,12 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
-import dev.bloomguard.core.filter.FilterEvent;
 import dev.bloomguard.core.filter.FilterEvent.CircuitChanged;
+import dev.bloomguard.core.filter.FilterEvent;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
-import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.redis.CircuitBreaker.State;
+import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceClients;
 import dev.bloomguard.embedded.RedisServer;

@@ -16,10 +16,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.bloomguard.core.filter.FilterEvent;
 import dev.bloomguard.core.filter.FilterEvent.AddFailed;
 import dev.bloomguard.core.filter.FilterEvent.Loaded;
 import dev.bloomguard.core.filter.FilterEvent.NotReady;
+import dev.bloomguard.core.filter.FilterEvent;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;

@@ -38,12 +38,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.filter.RedisBloomFilter;
+import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.LettuceBitmapStore;
 import dev.bloomguard.core.redis.LettuceClients;
 import dev.bloomguard.core.redis.RealRedis;
-import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.testsupport.AbsentKeys;
 import dev.bloomguard.testsupport.Await;

@@ -7,9 +7,9 @@ import java.util.Collection;
 import java.util.List;
 
 import dev.bloomguard.core.FilterGeometry;
-import dev.bloomguard.core.NotReadyCause;
 import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.NotReadyCause;
 import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.mirror.BitmapMirror;
 

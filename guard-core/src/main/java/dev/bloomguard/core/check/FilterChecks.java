@@ -8,8 +8,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
-import dev.bloomguard.core.NotReadyCause;
 import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.NotReadyCause;
 import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.redis.BitmapStoreException;

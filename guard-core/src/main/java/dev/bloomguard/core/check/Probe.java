@@ -3,9 +3,9 @@ package dev.bloomguard.core.check;
 import java.util.Arrays;
 import java.util.BitSet;
 
-import dev.bloomguard.core.NotReadyCause;
 import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.NotReadyCause;
 import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.mirror.BitmapMirror;
 

@@ -9,15 +9,15 @@ import java.util.function.Function;
 
 import org.slf4j.LoggerFactory;
 
-import dev.bloomguard.core.NotReadyCause;
 import dev.bloomguard.core.FilterKeys;
 import dev.bloomguard.core.HashSecrets;
+import dev.bloomguard.core.NotReadyCause;
 import dev.bloomguard.core.check.FilterChecks;
 import dev.bloomguard.core.check.Holds;
 import dev.bloomguard.core.check.NotReadySignals;
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.events.FilterEvents;
 import dev.bloomguard.core.hash.KeyHash;
-import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.load.FilterLoader;
 import dev.bloomguard.core.load.LoadLock;
 import dev.bloomguard.core.mirror.BitmapMirror;

@@ -8,8 +8,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.LoadReport;
-import dev.bloomguard.core.events.FilterEvents;
 import dev.bloomguard.core.context.FilterContext;
+import dev.bloomguard.core.events.FilterEvents;
 import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.redis.BitmapStoreException;

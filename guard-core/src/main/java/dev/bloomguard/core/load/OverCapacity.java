@@ -7,8 +7,8 @@ import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterStatus;
 import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.rollout.FilterGenerations;
-import dev.bloomguard.core.rollout.GenerationDescriptor;
 import dev.bloomguard.core.rollout.FilterResize;
+import dev.bloomguard.core.rollout.GenerationDescriptor;
 
 /**
  * What a load does on finding more keys than the filter was sized for: it warns, once per load

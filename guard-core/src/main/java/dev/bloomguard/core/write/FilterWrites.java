@@ -9,9 +9,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
+import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.events.AddCount;
 import dev.bloomguard.core.events.FilterEvents;
-import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.misses.MissKeys;
 import dev.bloomguard.core.misses.RememberedMisses;

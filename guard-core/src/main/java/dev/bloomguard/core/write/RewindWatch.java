@@ -9,8 +9,8 @@ import java.util.stream.IntStream;
 
 import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.check.Holds;
-import dev.bloomguard.core.events.FilterEvents;
 import dev.bloomguard.core.context.FilterContext;
+import dev.bloomguard.core.events.FilterEvents;
 import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.rollout.FilterGenerations;

@@ -25,8 +25,8 @@ import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.BitmapStore;
-import dev.bloomguard.core.redis.RealRedis;
 import dev.bloomguard.core.redis.BitmapStoreException;
+import dev.bloomguard.core.redis.RealRedis;
 
 /**
  * Generations of one filter whose instances differ in key type, against a real redis-server; each

@@ -16,10 +16,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
-import dev.bloomguard.core.filter.FilterEvent;
-import dev.bloomguard.core.filter.FilterListener;
 import dev.bloomguard.core.FilterState;
 import dev.bloomguard.core.FilterStatus;
+import dev.bloomguard.core.filter.FilterEvent;
+import dev.bloomguard.core.filter.FilterListener;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.CircuitBreaker;

@@ -14,10 +14,10 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.util.function.SingletonSupplier;
 
-import dev.bloomguard.core.filter.FilterEvent;
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterKeys;
 import dev.bloomguard.core.HashSecrets;
+import dev.bloomguard.core.filter.FilterEvent;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
