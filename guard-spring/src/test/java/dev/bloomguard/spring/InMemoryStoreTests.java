@@ -19,9 +19,9 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.filter.RedisBloomFilter;
-import dev.bloomguard.test.memory.InMemoryBitmapStore;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.spring.autoconfigure.BloomGuardAutoConfiguration;
+import dev.bloomguard.test.memory.InMemoryBitmapStore;
 import dev.bloomguard.testsupport.AbsentKeys;
 import reactor.core.publisher.Mono;
 

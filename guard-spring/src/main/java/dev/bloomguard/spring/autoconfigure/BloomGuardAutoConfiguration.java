@@ -199,6 +199,18 @@ public class BloomGuardAutoConfiguration {
         }
 
         @Override
+        public double auditSampleRate(String filter) {
+            FilterSpecs.Spec spec = specs().get(filter);
+            return spec == null ? 0 : spec.settings().getAudit().getSampleRate();
+        }
+
+        @Override
+        public Duration auditRebuildCooldown(String filter) {
+            FilterSpecs.Spec spec = specs().get(filter);
+            return spec == null ? Duration.ofMinutes(10) : spec.settings().getAudit().getRebuildCooldown();
+        }
+
+        @Override
         public Iterable<String> names() {
             return specs().keySet();
         }

@@ -551,6 +551,20 @@ public class BloomGuardProperties {
          */
         private NegativeCache negativeCache = new NegativeCache();
 
+        /**
+         * Sampled blocked calls looked up again in the background: a row found is a false
+         * negative, counted, added back at once and followed by a rebuild.
+         */
+        private Audit audit = new Audit();
+
+        public Audit getAudit() {
+            return audit;
+        }
+
+        public void setAudit(Audit audit) {
+            this.audit = audit;
+        }
+
         public NegativeCache getNegativeCache() {
             return negativeCache;
         }
@@ -657,6 +671,43 @@ public class BloomGuardProperties {
     }
 
     /** The local mirror of one filter's bitmap. */
+    /**
+     * The audit of one filter's blocks, in production: a sample of the calls the filter blocked is
+     * looked up again, after the caller has its answer, on one background thread with a bounded
+     * queue (a full queue drops the lookup and counts it). When the method finds what it looked
+     * up, the filter refused a key that exists: {@code bloomguard.false-negatives} counts it, a
+     * WARN without the key says so, the key is added at once and a rebuild of the filter is asked
+     * for, once per {@code rebuild-cooldown}. Audit only methods that are lookups: the method
+     * runs once more for each sampled block.
+     */
+    public static class Audit {
+
+        /**
+         * Share of blocked calls looked up again, in [0, 1]; 0 (the default) turns the audit off.
+         * 0.001 costs the database one query per thousand blocked calls.
+         */
+        private double sampleRate = 0;
+
+        /** After the audit asks for a rebuild of the filter, how long before it asks again. */
+        private Duration rebuildCooldown = Duration.ofMinutes(10);
+
+        public double getSampleRate() {
+            return sampleRate;
+        }
+
+        public void setSampleRate(double sampleRate) {
+            this.sampleRate = sampleRate;
+        }
+
+        public Duration getRebuildCooldown() {
+            return rebuildCooldown;
+        }
+
+        public void setRebuildCooldown(Duration rebuildCooldown) {
+            this.rebuildCooldown = rebuildCooldown;
+        }
+    }
+
     /**
      * Remembered misses of one filter (see the README's threat model). A remembered key is
      * rejected like a blocked one, counted as outcome=blocked, reason=remembered; an add of the

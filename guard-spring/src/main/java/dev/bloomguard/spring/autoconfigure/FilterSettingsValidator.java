@@ -95,6 +95,15 @@ final class FilterSettingsValidator {
                     throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey() + "." + ex.getMessage());
                 }
             }
+            BloomGuardProperties.Audit audit = entry.getValue().getAudit();
+            if (!(audit.getSampleRate() >= 0 && audit.getSampleRate() <= 1)) {
+                throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
+                        + ".audit.sample-rate (" + audit.getSampleRate() + ") must be in [0, 1]; 0 turns the audit off");
+            }
+            if (audit.getRebuildCooldown() == null || audit.getRebuildCooldown().isNegative()) {
+                throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
+                        + ".audit.rebuild-cooldown (" + audit.getRebuildCooldown() + ") must not be negative");
+            }
             BloomGuardProperties.NegativeCache negativeCache = entry.getValue().getNegativeCache();
             RememberedMisses.Settings misses = null;
             List<Class<? extends Throwable>> missExceptions = null;

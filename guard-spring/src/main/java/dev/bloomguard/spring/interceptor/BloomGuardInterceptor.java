@@ -50,6 +50,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     private final GuardChecks checks;
     private final MissRecorder misses;
     private final KeyAdds adds;
+    private final FalseNegativeAudit audit;
 
     /**
      * @param registry resolved on first use, so creating the advisor does not create Redis connections early
@@ -66,7 +67,8 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     /**
      * @param observations resolved on first use, as the metrics are
      * @param rewarm reloads a filter from its source when adds that Redis refused cannot be kept
-     *        for a retry; the future completes once the load is live
+     *        for a retry, or when the audit found a key it blocked; the future completes once the
+     *        load is live
      */
     public BloomGuardInterceptor(BloomOperationSource source, Supplier<BloomFilterRegistry> registry,
             Supplier<GuardMetrics> metrics, Supplier<GuardObservations> observations, boolean blockWhenUnavailable,
@@ -75,7 +77,8 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         this.dependencies = new GuardDependencies(registry, metrics, observations);
         this.pendingAdds = new PendingAdds(RETRY_FIRST_DELAY, RETRY_MAX_DELAY, RETRY_GIVE_UP_AFTER, RETRY_CAPACITY,
                 rewarm);
-        this.checks = new GuardChecks(dependencies, blockWhenUnavailable);
+        this.audit = new FalseNegativeAudit(dependencies, source.catalog(), pendingAdds, rewarm);
+        this.checks = new GuardChecks(dependencies, blockWhenUnavailable, audit);
         this.misses = new MissRecorder(dependencies);
         this.adds = new KeyAdds(dependencies, pendingAdds, flights);
     }
@@ -83,6 +86,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
     /** Stops retrying refused adds; called when the application context closes. */
     public void close() {
         pendingAdds.close();
+        audit.close();
     }
 
     @Override

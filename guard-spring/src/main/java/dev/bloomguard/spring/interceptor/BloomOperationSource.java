@@ -4,6 +4,7 @@ import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -61,6 +62,16 @@ public final class BloomOperationSource {
             return null;
         }
 
+        /** Share of the filter's blocked calls the audit looks up again ({@code audit.sample-rate}); 0: none. */
+        default double auditSampleRate(String filter) {
+            return 0;
+        }
+
+        /** How long after the audit asked for a rebuild of the filter before it asks again. */
+        default Duration auditRebuildCooldown(String filter) {
+            return Duration.ofMinutes(10);
+        }
+
         /** Configured filter names, for error messages. */
         Iterable<String> names();
     }
@@ -71,6 +82,10 @@ public final class BloomOperationSource {
     private final FilterCatalog catalog;
     private final SpelExpressionParser parser = new SpelExpressionParser();
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+
+    FilterCatalog catalog() {
+        return catalog;
+    }
 
     public BloomOperationSource(FilterCatalog catalog) {
         this.catalog = catalog;

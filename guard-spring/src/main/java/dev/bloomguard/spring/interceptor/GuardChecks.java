@@ -3,12 +3,13 @@ package dev.bloomguard.spring.interceptor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import org.aopalliance.intercept.MethodInvocation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.Membership;
-import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.check.Verdict;
+import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.metrics.CheckOutcome;
@@ -35,11 +36,16 @@ final class GuardChecks {
 
     private final GuardDependencies dependencies;
     private final boolean blockWhenUnavailable;
+    private final FalseNegativeAudit audit;
 
-    /** @param blockWhenUnavailable {@code on-redis-failure: block} */
-    GuardChecks(GuardDependencies dependencies, boolean blockWhenUnavailable) {
+    /**
+     * @param blockWhenUnavailable {@code on-redis-failure: block}
+     * @param audit samples blocked calls to look up again
+     */
+    GuardChecks(GuardDependencies dependencies, boolean blockWhenUnavailable, FalseNegativeAudit audit) {
         this.dependencies = dependencies;
         this.blockWhenUnavailable = blockWhenUnavailable;
+        this.audit = audit;
         LoggedKeys.prepare();
     }
 
@@ -130,6 +136,16 @@ final class GuardChecks {
     }
 
     /**
+     * For a rejected call the audit sampled ({@link Admission#auditKey}), has the call looked up
+     * again in the background; the caller already has its answer.
+     */
+    void audit(BloomOperations.Guard guard, Admission admission, MethodInvocation invocation, ReturnKind.Kind kind) {
+        if (admission.auditKey() != null) {
+            audit.lookUp(guard, admission.auditKey(), invocation, kind);
+        }
+    }
+
+    /**
      * Counts the filter's answer, closes the check's observation with it and says whether the
      * call may go on.
      *
@@ -154,7 +170,9 @@ final class GuardChecks {
                 log.debug("Filter '{}' rejected {} for {} ({})", guard.filter(), LoggedKeys.describe(key),
                         guard.method(), reason.tag());
             }
-            return Admission.REJECTED;
+            // A batch is not audited: a lookup that finds some of its keys would not say which.
+            return !(key instanceof List<?>) && audit.sampled(guard.filter()) ? Admission.rejectedAndAudited(key)
+                    : Admission.REJECTED;
         }
         if (answer == Membership.UNAVAILABLE && blockWhenUnavailable) {
             return Admission.REJECTED;

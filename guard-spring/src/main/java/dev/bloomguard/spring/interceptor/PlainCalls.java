@@ -28,6 +28,7 @@ final class PlainCalls {
         BloomOperations.Guard guard = operations.guard();
         Admission admission = guard == null ? Admission.ADMITTED : checks.admits(guard, target, arguments);
         if (!admission.admitted()) {
+            checks.audit(guard, admission, invocation, ReturnKind.Kind.PLAIN);
             if (guard.emptyResult() == null) {
                 throw new BloomGuardRejectedException(guard.filter(), guard.method());
             }

@@ -58,7 +58,7 @@ final class ReactiveCalls {
                             .flatMap(admitted -> admitted.admitted()
                                     ? rememberingMisses(misses, guard, admitted,
                                             Mono.from(proceed(adds, invocation, operations)))
-                                    : rejection(guard));
+                                    : auditedRejection(checks, guard, admitted, invocation));
             return adapter.fromPublisher(call);
         }
         Flux<Object> call = guard == null ? Flux.defer(() -> proceed(adds, invocation, operations))
@@ -66,7 +66,7 @@ final class ReactiveCalls {
                         .flatMapMany(admitted -> admitted.admitted()
                                 ? rememberingMisses(misses, guard, admitted,
                                         Flux.from(proceed(adds, invocation, operations)))
-                                : rejection(guard));
+                                : auditedRejection(checks, guard, admitted, invocation));
         return adapter.fromPublisher(call);
     }
 
@@ -165,6 +165,17 @@ final class ReactiveCalls {
     private static Mono<Admission> admission(GuardChecks checks, BloomOperations.Guard guard, Object target,
             Object[] arguments) {
         return Mono.defer(() -> Mono.fromFuture(checks.admitsAsync(guard, target, arguments), true));
+    }
+
+    /** The first value {@code publisher} emits, or null when it completes empty. */
+    static CompletableFuture<Object> firstValue(Publisher<?> publisher) {
+        return Flux.from(publisher).next().<Object>map(value -> value).toFuture();
+    }
+
+    private static Mono<Object> auditedRejection(GuardChecks checks, BloomOperations.Guard guard, Admission admission,
+            MethodInvocation invocation) {
+        checks.audit(guard, admission, invocation, ReturnKind.Kind.REACTIVE);
+        return rejection(guard);
     }
 
     private static Mono<Object> rejection(BloomOperations.Guard guard) {

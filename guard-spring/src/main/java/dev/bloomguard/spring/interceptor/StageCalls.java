@@ -50,7 +50,10 @@ final class StageCalls {
             catch (RuntimeException ex) {
                 return CompletableFuture.failedFuture(ex);
             }
-            call = offRedisThread(admission).thenCompose(admitted -> proceedIf(admitted, invocation, guard, misses));
+            call = offRedisThread(admission).thenCompose(admitted -> {
+                checks.audit(guard, admitted, invocation, ReturnKind.Kind.STAGE);
+                return proceedIf(admitted, invocation, guard, misses);
+            });
         }
         return put == null ? call
                 : call.thenCompose(value -> offRedisThread(adds.addAsync(put, target, arguments, value))

@@ -91,6 +91,20 @@ public final class BloomGuardMetricNames {
     public static final String FAILED_ADDS = "bloomguard.adds.failed";
 
     /**
+     * Counter of false negatives the audit found ({@code audit.sample-rate}): calls the filter
+     * blocked whose method, asked again in the background, found what it looked up. Tag
+     * {@code filter}; anything above 0 is a real key the guard refused.
+     */
+    public static final String FALSE_NEGATIVES = "bloomguard.false-negatives";
+
+    /**
+     * Counter of the audit's lookups of blocked calls, tags {@code filter} and {@code result}:
+     * {@code found} (a false negative), {@code not-found}, {@code failed} (the method threw
+     * something else) and {@code dropped} (the audit's queue was full).
+     */
+    public static final String AUDITS = "bloomguard.audits";
+
+    /**
      * Gauge of the circuit breaker in front of Redis: 0 closed, 1 half-open, 2 open. No tags: one
      * breaker fronts the application's one Redis, whatever the filter.
      */

@@ -39,4 +39,11 @@ public interface GuardMetrics {
      */
     default void recordLoad(String filter, LoadOutcome outcome, long keys, long durationNanos) {
     }
+
+    /**
+     * One lookup of a blocked call by the audit ({@code audit.sample-rate}); {@code result}
+     * {@code found} is a false negative.
+     */
+    default void recordAudit(String filter, AuditResult result) {
+    }
 }

@@ -68,6 +68,15 @@ public final class MicrometerGuardMetrics implements GuardMetrics {
         }
     }
 
+    @Override
+    public void recordAudit(String filter, AuditResult result) {
+        FilterMeters filterMeters = meters(filter);
+        if (result == AuditResult.FOUND) {
+            filterMeters.falseNegatives.increment();
+        }
+        filterMeters.audits.get(result).increment();
+    }
+
     private FilterMeters meters(String filter) {
         FilterMeters filterMeters = meters.get(filter);
         return filterMeters != null ? filterMeters
@@ -80,6 +89,9 @@ public final class MicrometerGuardMetrics implements GuardMetrics {
         private final Map<CheckOutcome, Timer> durations = new EnumMap<>(CheckOutcome.class);
         private final Counter adds;
         private final Counter failedAdds;
+        /** Registered with the filter's first meter, at 0, so that an alert on its increase has a series. */
+        private final Counter falseNegatives;
+        private final Map<AuditResult, Counter> audits = new EnumMap<>(AuditResult.class);
         private final Map<LoadOutcome, Timer> loads = new EnumMap<>(LoadOutcome.class);
         /** Swapped and refused loads: a failed one may not have read its keys. */
         private final Map<LoadOutcome, DistributionSummary> loadKeys = new EnumMap<>(LoadOutcome.class);
@@ -112,6 +124,17 @@ public final class MicrometerGuardMetrics implements GuardMetrics {
                     .description("Keys whose @BloomPut add failed and is retried in the background")
                     .tag(BloomGuardMetricNames.TAG_FILTER, filter)
                     .register(registry);
+            falseNegatives = Counter.builder(BloomGuardMetricNames.FALSE_NEGATIVES)
+                    .description("Blocked calls whose method the audit found a row for: real keys the filter refused")
+                    .tag(BloomGuardMetricNames.TAG_FILTER, filter)
+                    .register(registry);
+            for (AuditResult result : AuditResult.values()) {
+                audits.put(result, Counter.builder(BloomGuardMetricNames.AUDITS)
+                        .description("Blocked calls the audit looked up again, by what the method found")
+                        .tag(BloomGuardMetricNames.TAG_FILTER, filter)
+                        .tag(BloomGuardMetricNames.TAG_RESULT, result.tag())
+                        .register(registry));
+            }
             for (LoadOutcome outcome : LoadOutcome.values()) {
                 loads.put(outcome, Timer.builder(BloomGuardMetricNames.LOAD_DURATION)
                         .description("Loads of the filter from its warmup source, by outcome")

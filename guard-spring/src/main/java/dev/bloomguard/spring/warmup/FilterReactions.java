@@ -13,10 +13,10 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.bloomguard.core.NotReadyCause;
-import dev.bloomguard.core.filter.FilterEvent;
 import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.LoadReport;
+import dev.bloomguard.core.NotReadyCause;
+import dev.bloomguard.core.filter.FilterEvent;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.metrics.LoadOutcome;

@@ -3,7 +3,10 @@ package dev.bloomguard.spring.autoconfigure;
 import static dev.bloomguard.spring.autoconfigure.StartupFailures.failsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -14,9 +17,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import dev.bloomguard.spring.BootNames;
+import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.ClassPathResource;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.filter.RedisBloomFilter;
@@ -417,6 +422,37 @@ class StartupFailureTests {
     void failsOnMaxShrinkOutsideZeroToOne() {
         runner.withPropertyValues("bloom-guard.filters.user.rebuild.max-shrink=1.5")
                 .run(failsWith("bloom-guard.filters.user.rebuild.max-shrink (1.5) must be in [0, 1]"));
+    }
+
+    @Test
+    void failsOnAnAuditSampleRateOutsideZeroToOneOrANegativeCooldown() {
+        runner.withPropertyValues("bloom-guard.filters.user.audit.sample-rate=1.5")
+                .run(failsWith("bloom-guard.filters.user.audit.sample-rate (1.5) must be in [0, 1]"));
+        runner.withPropertyValues("bloom-guard.filters.user.audit.sample-rate=-0.1")
+                .run(failsWith("bloom-guard.filters.user.audit.sample-rate (-0.1) must be in [0, 1]"));
+        runner.withPropertyValues("bloom-guard.filters.user.audit.rebuild-cooldown=-1s")
+                .run(failsWith("bloom-guard.filters.user.audit.rebuild-cooldown (PT-1S) must not be negative"));
+    }
+
+    @Test
+    void startsWithTheAuditOfTheOperationsGuide() {
+        // docs/operations.md shows audit/audit.yml; a context boots with it and the filter's audit takes it.
+        runner.withUserConfiguration(ValidUse.class).withInitializer(context -> {
+            try {
+                new YamlPropertySourceLoader()
+                        .load("audit.yml", new ClassPathResource("audit/audit.yml"))
+                        .forEach(context.getEnvironment().getPropertySources()::addFirst);
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        }).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    BloomGuardProperties.Audit audit = context.getBean(BloomGuardProperties.class).getFilters()
+                            .get("user").getAudit();
+                    assertThat(audit.getSampleRate()).isEqualTo(0.001);
+                    assertThat(audit.getRebuildCooldown()).isEqualTo(Duration.ofMinutes(10));
+                });
     }
 
     @Test
