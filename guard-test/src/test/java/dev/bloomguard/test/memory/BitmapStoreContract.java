@@ -24,7 +24,6 @@ import org.junit.jupiter.api.Test;
 
 import com.google.common.hash.BloomFilter;
 
-import dev.bloomguard.testsupport.GuavaFilters;
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.IncompleteLoadException;
 import dev.bloomguard.core.LoadReport;
@@ -34,6 +33,7 @@ import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.testsupport.AbsentKeys;
 import dev.bloomguard.testsupport.Await;
+import dev.bloomguard.testsupport.GuavaFilters;
 
 /**
  * What the filter does over a store, as one suite that every store must pass: the in-memory store
