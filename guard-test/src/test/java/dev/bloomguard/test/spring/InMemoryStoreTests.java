@@ -1,4 +1,4 @@
-package dev.bloomguard.spring;
+package dev.bloomguard.test.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -20,6 +20,10 @@ import org.springframework.context.annotation.Configuration;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.BloomGuard;
+import dev.bloomguard.spring.BloomGuardRejectedException;
+import dev.bloomguard.spring.BloomPut;
 import dev.bloomguard.spring.autoconfigure.BloomGuardAutoConfiguration;
 import dev.bloomguard.test.memory.InMemoryBitmapStore;
 import dev.bloomguard.testsupport.AbsentKeys;
