@@ -46,8 +46,12 @@ import dev.bloomguard.core.rollout.Generation;
  * answers during a rolling change ({@link FilterGenerations}) and chunks large batches;
  * {@link FilterParts} holds the parts it reaches, one package each: {@code check}, {@code write},
  * {@code load}, {@code status}, {@code events}, {@code mirror} and {@code misses}. Its settings are
- * {@link FilterSetup}'s. See {@code docs/architecture.md}. Its length is its two interfaces' one-line
- * delegations and the public nested types of a load; there is no other seam to split it along.
+ * {@link FilterSetup}'s. See {@code docs/architecture.md}.
+ *
+ * <p>Size (over 300 lines): its length is one-line delegations to the parts for each method of its
+ * three interfaces ({@link FilterGuard}, {@link FilterOperations}, and {@link Generation}, what a
+ * rolling change sees of it) and the public nested types of a load; no logic lives here, so
+ * there is no seam to split it along that would not split one public type in two.
  */
 public final class RedisBloomFilter implements FilterGuard, FilterOperations, Generation {
 
