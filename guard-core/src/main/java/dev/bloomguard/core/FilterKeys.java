@@ -12,22 +12,34 @@ import dev.bloomguard.core.redis.BitmapStore;
  * Redis key names of one filter. The geometry is in the name, so bits written with one
  * geometry are never read with another; the part in braces is a cluster hash tag, so a
  * filter's staging key lands in the same slot as its live key and {@code RENAME} can swap them.
+ * Every name starts with {@link #start}, <code>&lt;prefix&gt;:v1:&#123;&lt;filter&gt;</code>: the
+ * stored format's version ({@link #FORMAT_VERSION}) before the hash tag, so that a release of
+ * another format version names other keys and never reads these bits.
  *
- * <p>Live key of shard i: {@code <prefix>:{<filter>:<geometry>:i}}, e.g. {@code bg:{user:m9585088k7:0}}, or
- * {@code bg:{user:m9585088k7:text-case-insensitive:0}} for a key type whose canonical form of an
+ * <p>Live key of shard i: {@code <prefix>:v1:{<filter>:<geometry>:i}}, e.g. {@code bg:v1:{user:m9585088k7:0}}, or
+ * {@code bg:v1:{user:m9585088k7:text-case-insensitive:0}} for a key type whose canonical form of an
  * ordinary value is not its Java-type form (see {@link #of(String, String, FilterGeometry, KeyType)}),
- * and {@code bg:{user:m9585088k7:sip-62c27cf4:0}} for a filter hashed with siphash (after the key
+ * and {@code bg:v1:{user:m9585088k7:sip-62c27cf4:0}} for a filter hashed with siphash (after the key
  * type's segment, if any): {@code sip-} and 8 hex digits of its secret's fingerprint
  * ({@link KeyHash#id()}), so bits hashed under one secret are never read under another, and a
- * secret lost and generated anew names new keys, not ready until loaded. A murmur3 filter has no
- * hash segment: its names are those of every release before keyed hashing;
+ * secret lost and generated anew names new keys, not ready until loaded. A murmur3 filter, the
+ * default, has no hash segment: configuring murmur3 and configuring no hash name the same keys;
  * beside it, in the same slot: {@code :adds} (journal), {@code :adds:prev}, {@code :adds:since},
  * {@code :adds:dropped}, {@code :adds:count}, {@code :loading}, {@code :meta}, {@code :lock} and
- * {@code :staging:<id>}. A siphash filter's secret is kept per filter name, whatever the
- * geometry: {@code <prefix>:{<filter>}:hash-secret} and {@code :hash-secret:sip-<fingerprint>}
- * ({@link HashSecrets}).
+ * {@code :staging:<id>}. Keys of the filter whatever its geometry ({@link #filterWide}) sit in a
+ * slot of their own, {@code <prefix>:v1:{<filter>}:<name>}: the rollout registry, the catch-up
+ * progress, the resize decisions and a siphash filter's secret,
+ * {@code <prefix>:v1:{<filter>}:hash-secret} and {@code :hash-secret:sip-<fingerprint>} ({@link HashSecrets}).
  */
 public final class FilterKeys {
+
+    /**
+     * The version of the stored format (key names, hashing, journal, {@code :meta} fields) that
+     * this release reads and writes, carried in every key name as the segment {@code v1}. A change
+     * that another release would misread moves it on, and with it every key name (see the
+     * stored-format compatibility policy in the changelog).
+     */
+    public static final int FORMAT_VERSION = 1;
 
     private final String live;
     private final String[] shardLive;
@@ -48,7 +60,7 @@ public final class FilterKeys {
      * The keys of a filter whose keys compare as {@code keyType} (null: by Java type). Integer,
      * UUID, text and bytes keys keep the names of a filter without a key type: their canonical
      * form of a {@code Long}, {@code UUID}, {@code String} or {@code byte[]} is the Java-type one,
-     * so filters written before key types existed stay valid. Case-insensitive and
+     * so declaring such a key type and declaring none name the same keys. Case-insensitive and
      * {@code CHAR(n)} text store {@code "Alice"} and {@code "AB12    "} otherwise than as
      * they are, so they get names of their own: a filter never reads bits hashed the other way.
      */
@@ -69,8 +81,26 @@ public final class FilterKeys {
         String keyTypeSegment = keyType == KeyType.TEXT_CASE_INSENSITIVE || keyType == KeyType.CHAR
                 ? keyType.id() + ":" : "";
         String hashSegment = hashId.equals(KeyHash.murmur3().id()) ? "" : hashId + ":";
-        return new FilterKeys(keyPrefix + ":{" + filterName + ":" + geometry.id() + ":" + keyTypeSegment + hashSegment,
+        return new FilterKeys(start(keyPrefix, filterName) + ":" + geometry.id() + ":" + keyTypeSegment + hashSegment,
                 geometry.shards());
+    }
+
+    /**
+     * <code>&lt;prefix&gt;:v1:&#123;&lt;filter&gt;</code>: how every Redis key of the filter starts,
+     * the format version before the hash tag that the filter's name opens. The one place that puts
+     * the version into a name: a key built otherwise would outlive a format change unnoticed.
+     */
+    public static String start(String keyPrefix, String filterName) {
+        return keyPrefix + ":v" + FORMAT_VERSION + ":{" + filterName;
+    }
+
+    /**
+     * {@code <prefix>:v1:{<filter>}:<name>}: a key of the filter whatever its generation (the
+     * rollout registry, a resize decision, a catch-up's progress, a siphash secret), in a slot of
+     * its own that no geometry change moves.
+     */
+    public static String filterWide(String keyPrefix, String filterName, String name) {
+        return start(keyPrefix, filterName) + "}:" + name;
     }
 
     /** Letters, digits, '_', '.' and '-': nothing that could break out of a key name or its hash tag. */

@@ -16,12 +16,12 @@ import dev.bloomguard.core.redis.BitmapStoreException;
  * fingerprint, so the secret must be known before any bit of it is read or written: at build.
  *
  * <ul>
- * <li>{@code <prefix>:{<filter>}:hash-secret}, no expiry: the secret generated for a filter that
+ * <li>{@code <prefix>:v1:{<filter>}:hash-secret}, no expiry: the secret generated for a filter that
  * configures none. The first instance creates it with {@code SET NX}; every instance, that one
  * included, then uses what Redis holds. Lost (flush, eviction of a volatile-less key under
  * {@code allkeys-*}), the next instance generates another: its fingerprint names other keys, which
  * are not ready until loaded, so checks bypass rather than block.
- * <li>{@code <prefix>:{<filter>}:hash-secret:<sip-fingerprint>}, no expiry: a generated secret,
+ * <li>{@code <prefix>:v1:{<filter>}:hash-secret:<sip-fingerprint>}, no expiry: a generated secret,
  * published so that instances of another configuration can write to its generation during a
  * rolling change (they cannot hash for it otherwise). Its instances publish it again at every
  * rollout heartbeat: after Redis lost the generated secret and a new instance generated another,
@@ -50,7 +50,7 @@ public final class HashSecrets {
 
     /** The key of the secret generated for {@code filterName}, in the filter's own hash slot. */
     public static String key(String keyPrefix, String filterName) {
-        return keyPrefix + ":{" + filterName + "}:hash-secret";
+        return FilterKeys.filterWide(keyPrefix, filterName, "hash-secret");
     }
 
     /** The key the secret whose hash id is {@code hashId} is published under. */

@@ -65,7 +65,7 @@ class KeyedHashingTests {
         assertThat(filter.check("carol")).isEqualTo(Membership.PRESENT);
         long blocked = LongStream.rangeClosed(100_001, 102_000).filter(id -> filter.check(id) == Membership.ABSENT).count();
         assertThat(blocked).isGreaterThan(1_900);
-        assertThat(filter.keys().live(3)).isEqualTo("bg:{" + REDIS.filterName() + ":m" + filter.geometry().bits() + "k7s4:"
+        assertThat(filter.keys().live(3)).isEqualTo("bg:v1:{" + REDIS.filterName() + ":m" + filter.geometry().bits() + "k7s4:"
                 + KeyHash.sipHash(SECRET).id() + ":3}");
     }
 

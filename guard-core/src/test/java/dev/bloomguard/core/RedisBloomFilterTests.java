@@ -871,7 +871,7 @@ class RedisBloomFilterTests {
         assertThat(connection.ttl(key)).as("no expiry on the live filter").isEqualTo(-1L);
         assertThat(connection.keys("*staging*".getBytes(UTF_8))).isEmpty();
         assertThat(connection.getbit(key, filter.geometry().markerOffset())).isEqualTo(1L);
-        assertThat(live).isEqualTo("bg:{" + REDIS.filterName() + ":" + filter.geometry().id() + ":0}");
+        assertThat(live).isEqualTo("bg:v1:{" + REDIS.filterName() + ":" + filter.geometry().id() + ":0}");
         assertThat(report.keys()).as("nulls are skipped").isEqualTo(3);
         assertThat(report.filter()).isEqualTo(REDIS.filterName());
         assertThat(filter.lastLoad()).contains(report);

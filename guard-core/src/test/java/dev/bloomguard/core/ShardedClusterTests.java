@@ -163,7 +163,7 @@ class ShardedClusterTests {
     private static long shardKeysOn(RedisServer node, String filter) {
         RedisClient client = RedisClient.create("redis://127.0.0.1:" + node.port());
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
-            return connection.sync().keys("bg:{" + filter + ":*").stream()
+            return connection.sync().keys("bg:v1:{" + filter + ":*").stream()
                     .filter(key -> !key.contains(":staging:") && key.endsWith("}")).count();
         }
         finally {

@@ -19,7 +19,7 @@ class ShardedGeometryTests {
         assertThat(sharded).isEqualTo(plain);
         assertThat(sharded.shards()).isEqualTo(1);
         assertThat(sharded.id()).isEqualTo("m9585088k7");
-        assertThat(FilterKeys.of("bg", "user", sharded).live()).isEqualTo("bg:{user:m9585088k7:0}");
+        assertThat(FilterKeys.of("bg", "user", sharded).live()).isEqualTo("bg:v1:{user:m9585088k7:0}");
     }
 
     @Test
@@ -34,7 +34,7 @@ class ShardedGeometryTests {
         assertThat(geometry.id()).endsWith("k7s179");
         assertThat(geometry.expectedFpp(10_000_000_000L)).isBetween(0.0095, 0.0105);
         FilterKeys keys = FilterKeys.of("bg", "user", geometry);
-        assertThat(keys.live(178)).isEqualTo("bg:{user:" + geometry.id() + ":178}");
+        assertThat(keys.live(178)).isEqualTo("bg:v1:{user:" + geometry.id() + ":178}");
     }
 
     @Test

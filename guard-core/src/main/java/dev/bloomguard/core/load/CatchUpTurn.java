@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
+import dev.bloomguard.core.FilterKeys;
 import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.redis.BitmapStore;
 
@@ -11,7 +12,7 @@ import dev.bloomguard.core.redis.BitmapStore;
  * One instance's turn at the catch-up of rows written outside the filter's adds (another
  * service, a batch job): one instance of the fleet runs the catch-up query per interval, not
  * every instance, and each run starts where the fleet's last successful run began, by the
- * source's own clock. Kept per filter name and source ({@code <prefix>:{<filter>}:catch-up:<source>}),
+ * source's own clock. Kept per filter name and source ({@code <prefix>:v1:{<filter>}:catch-up:<source>}),
  * so that two warmup queries of a rolling change never share where they are.
  *
  * <p>The one thing easy to get wrong: {@link #caughtUp} records a run's start only after every
@@ -37,7 +38,7 @@ public final class CatchUpTurn {
      */
     public static Optional<CatchUpTurn> tryTake(FilterContext filter, String keyPrefix, String sourceId,
             Duration interval) {
-        String progress = keyPrefix + ":{" + filter.name() + "}:catch-up:" + sourceId;
+        String progress = FilterKeys.filterWide(keyPrefix, filter.name(), "catch-up:" + sourceId);
         if (!filter.store().setIfAbsent(progress + ":turn", filter.instanceId(), interval)) {
             return Optional.empty();
         }

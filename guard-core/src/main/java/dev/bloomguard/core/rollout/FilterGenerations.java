@@ -11,6 +11,7 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.bloomguard.core.FilterKeys;
 import dev.bloomguard.core.HashSecrets;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
@@ -190,7 +191,7 @@ public final class FilterGenerations<G extends Generation> implements AutoClosea
 
     /** The registry of generations of filter {@code name}: descriptor to when last heartbeated (Redis ms). */
     public static String generationsKey(String keyPrefix, String name) {
-        return keyPrefix + ":{" + name + "}:generations";
+        return FilterKeys.filterWide(keyPrefix, name, "generations");
     }
 
     /**

@@ -11,11 +11,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.FilterKeys;
 import dev.bloomguard.core.redis.BitmapStore;
 
 /**
  * Auto-resize: the decision, kept in Redis, that a generation of a filter is to be rebuilt under
- * a larger geometry. One key per generation, {@code <prefix>:{<filter>}:resize:<descriptor>},
+ * a larger geometry. One key per generation, {@code <prefix>:v1:{<filter>}:resize:<descriptor>},
  * holds the descriptor of the generation it grows into; the first load that finds the generation
  * over capacity writes it ({@code SET NX}), and every instance adopts what Redis holds rather than
  * what its own count would give, so a fleet whose loads read different counts agrees on one
@@ -38,7 +39,7 @@ public final class FilterResize {
 
     /** The key that holds the decision for the generation {@code descriptor} of filter {@code name}. */
     public static String key(String keyPrefix, String name, String descriptor) {
-        return keyPrefix + ":{" + name + "}:resize:" + descriptor;
+        return FilterKeys.filterWide(keyPrefix, name, "resize:" + descriptor);
     }
 
     /**

@@ -46,9 +46,9 @@ final class GenerationRegistry {
         this.store = store;
         this.keyPrefix = keyPrefix;
         this.instanceId = instanceId;
-        this.instancesKey = keyPrefix + ":{" + own.name() + "}:instances";
+        this.instancesKey = FilterKeys.filterWide(keyPrefix, own.name(), "instances");
         this.generationsKey = FilterGenerations.generationsKey(keyPrefix, own.name());
-        this.invalidatedKey = keyPrefix + ":{" + own.name() + "}:invalidated";
+        this.invalidatedKey = FilterKeys.filterWide(keyPrefix, own.name(), "invalidated");
         this.heartbeat = heartbeat;
         this.grace = grace;
     }

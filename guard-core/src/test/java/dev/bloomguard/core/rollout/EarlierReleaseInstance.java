@@ -37,8 +37,8 @@ final class EarlierReleaseInstance implements AutoCloseable {
         this.own = own;
         this.instanceId = instanceId;
         this.grace = grace;
-        this.instancesKey = prefix + ":{" + own.name() + "}:instances";
-        this.generationsKey = prefix + ":{" + own.name() + "}:generations";
+        this.instancesKey = FilterKeys.filterWide(prefix, own.name(), "instances");
+        this.generationsKey = FilterKeys.filterWide(prefix, own.name(), "generations");
     }
 
     void heartbeat() {
@@ -48,8 +48,9 @@ final class EarlierReleaseInstance implements AutoCloseable {
         writing.forEach((descriptor, since) -> writes.append(writes.length() == 0 ? "" : ",").append(descriptor)
                 .append('@').append(since));
         // That release's script reads no :invalidated hash; this one's does, and its answer is ignored here.
-        BitmapStore.Heartbeat beat = store.heartbeat(instancesKey, generationsKey, prefix + ":{" + own.name()
-                + "}:invalidated", instanceId, ownDescriptor + "#hashes|" + writes, List.of(ownDescriptor), List.of());
+        BitmapStore.Heartbeat beat = store.heartbeat(instancesKey, generationsKey,
+                FilterKeys.filterWide(prefix, own.name(), "invalidated"), instanceId, ownDescriptor + "#hashes|" + writes,
+                List.of(ownDescriptor), List.of());
         others.clear();
         List<String> written = new ArrayList<>(List.of(ownDescriptor));
         beat.generations().forEach((descriptor, seen) -> {

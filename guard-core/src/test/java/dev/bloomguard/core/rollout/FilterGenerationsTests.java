@@ -208,16 +208,16 @@ class FilterGenerationsTests {
         upgraded.generations().orElseThrow().heartbeat();
         String oldDescriptor = GenerationDescriptor.of(FilterGeometry.of(10_000, 0.01), null);
         String keyed = GenerationDescriptor.of(upgraded);
-        String instances = "bg:{previous-release}:instances";
-        String generations = "bg:{previous-release}:generations";
+        String instances = "bg:v1:{previous-release}:instances";
+        String generations = "bg:v1:{previous-release}:generations";
 
-        REDIS.store().heartbeat(instances, generations, "bg:{previous-release}:invalidated", "previous-release-instance",
+        REDIS.store().heartbeat(instances, generations, "bg:v1:{previous-release}:invalidated", "previous-release-instance",
                 oldDescriptor + "|" + oldDescriptor + "@0," + keyed + "@0", List.of(oldDescriptor), List.of());
         upgraded.generations().orElseThrow().heartbeat();
 
         assertThat(upgraded.generations().orElseThrow().ownCoverable()).isFalse();
 
-        REDIS.store().heartbeat(instances, generations, "bg:{previous-release}:invalidated", "previous-release-instance",
+        REDIS.store().heartbeat(instances, generations, "bg:v1:{previous-release}:invalidated", "previous-release-instance",
                 oldDescriptor + "#hashes|" + oldDescriptor + "@0," + keyed + "@0", List.of(oldDescriptor), List.of());
         upgraded.generations().orElseThrow().heartbeat();
 
