@@ -168,7 +168,7 @@ class KeyTypesTests {
         RedisBloomFilter keyed = registry.filter("keyed");
 
         assertThat(keyed.hash().algorithm()).isEqualTo(KeyHash.Algorithm.SIPHASH);
-        assertThat(keyed.keys().live()).startsWith("keytypes:{keyed:").endsWith("k7:" + keyed.hash().id() + ":0}")
+        assertThat(keyed.keys().live()).startsWith("keytypes:v1:{keyed:").endsWith("k7:" + keyed.hash().id() + ":0}")
                 .isNotEqualTo(registry.filter("user").keys().live().replace("user", "keyed"));
         assertThat(HashSecrets.find(store, "keytypes", "keyed", keyed.hash().id())).contains(keyed.hash());
         for (long id = 1; id <= ROWS; id++) {

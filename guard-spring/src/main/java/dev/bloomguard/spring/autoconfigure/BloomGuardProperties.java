@@ -523,7 +523,7 @@ public class BloomGuardProperties {
 
         /**
          * Secret of a siphash filter: 32 hexadecimal digits (128 bits). Empty: the first instance
-         * generates one and keeps it in Redis at <key-prefix>:{<filter>}:hash-secret, without expiry.
+         * generates one and keeps it in Redis at <key-prefix>:v1:{<filter>}:hash-secret, without expiry.
          * A configured one is published in Redis under its fingerprint, so that instances of another
          * configuration can add to the filter during a rolling change. Never logged.
          */

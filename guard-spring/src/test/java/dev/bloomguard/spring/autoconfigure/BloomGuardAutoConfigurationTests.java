@@ -50,7 +50,7 @@ class BloomGuardAutoConfigurationTests {
             assertThat(context).doesNotHaveBean(BloomGuardRejectedExceptionHandler.class);
             BloomFilterRegistry registry = context.getBean(BloomFilterRegistry.class);
             assertThat(registry.names()).containsExactly("user");
-            assertThat(registry.filter("user").keys().live()).startsWith("autoconfig:{user:");
+            assertThat(registry.filter("user").keys().live()).startsWith("autoconfig:v1:{user:");
             assertThat(registry.filter("user").geometry().expectedInsertions()).isEqualTo(1000);
         });
     }

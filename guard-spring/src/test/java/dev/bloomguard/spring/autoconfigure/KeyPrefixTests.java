@@ -29,11 +29,11 @@ class KeyPrefixTests {
     @Test
     void defaultPrefixIsBgAndTheApplicationName() {
         runner.withPropertyValues("spring.application.name=Orders Service").run(context -> assertThat(
-                context.getBean(BloomFilterRegistry.class).filter("tenant").keys().live()).startsWith("bg:Orders-Service:{tenant:"));
+                context.getBean(BloomFilterRegistry.class).filter("tenant").keys().live()).startsWith("bg:Orders-Service:v1:{tenant:"));
         runner.run(context -> assertThat(context.getBean(BloomFilterRegistry.class).filter("tenant").keys().live())
-                .startsWith("bg:{tenant:"));
+                .startsWith("bg:v1:{tenant:"));
         runner.withPropertyValues("spring.application.name=orders", "bloom-guard.key-prefix=bg").run(context -> assertThat(
-                context.getBean(BloomFilterRegistry.class).filter("tenant").keys().live()).startsWith("bg:{tenant:"));
+                context.getBean(BloomFilterRegistry.class).filter("tenant").keys().live()).startsWith("bg:v1:{tenant:"));
     }
 
     @Test

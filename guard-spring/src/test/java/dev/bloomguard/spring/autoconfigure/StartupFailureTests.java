@@ -81,7 +81,7 @@ class StartupFailureTests {
                     assertThat(context).hasNotFailed();
                     RedisBloomFilter user = context.getBean(BloomFilterRegistry.class).filter("user");
                     assertThat(user.hash()).isEqualTo(KeyHash.sipHash("000102030405060708090a0b0c0d0e0f"));
-                    assertThat(user.keys().live()).isEqualTo("startup:{user:m9600k7:sip-62c27cf4:0}");
+                    assertThat(user.keys().live()).isEqualTo("startup:v1:{user:m9600k7:sip-62c27cf4:0}");
                     assertThat(context.getBean(BloomFilterRegistry.class).filter("quiet").hash())
                             .isEqualTo(KeyHash.murmur3());
                 });

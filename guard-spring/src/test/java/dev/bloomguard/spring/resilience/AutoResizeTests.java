@@ -272,8 +272,8 @@ class AutoResizeTests {
             assertThat(status.geometry().expectedInsertions()).isEqualTo(CONFIGURED);
             assertThat(status.overCapacity()).isTrue();
             assertThat(status.resizedFrom()).isEmpty();
-            assertThat(admin.sync().keys(prefix + ":{user}:resize*")).as("no resize decided").isEmpty();
-            assertThat(admin.sync().keys(prefix + ":{user:m*}")).as("one generation only").hasSize(1);
+            assertThat(admin.sync().keys(prefix + ":v1:{user}:resize*")).as("no resize decided").isEmpty();
+            assertThat(admin.sync().keys(prefix + ":v1:{user:m*}")).as("one generation only").hasSize(1);
             assertNoneAbsent(filter, seeded(6_000), "over capacity");
 
             FilterStatusCache statuses = app.getBean(FilterStatusCache.class);

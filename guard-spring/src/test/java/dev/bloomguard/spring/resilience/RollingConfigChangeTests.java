@@ -78,7 +78,7 @@ class RollingConfigChangeTests {
                 old.close(); // the last old instance goes: the rollout is over
                 created.add(newInstance.create());
                 long closed = System.nanoTime();
-                String oldGeneration = "rollout:{user:" + oldLive.split(":")[2] + ":*";
+                String oldGeneration = "rollout:v1:{user:" + oldLive.split(":")[3] + ":*";
                 while (!admin.sync().keys(oldGeneration).isEmpty()) {
                     assertThat(Duration.ofNanos(System.nanoTime() - closed))
                             .as("time the unused generation's keys outlive the grace period").isLessThan(Duration.ofSeconds(8));
@@ -468,9 +468,9 @@ class RollingConfigChangeTests {
         }
     }
 
-    /** The live bitmaps of filter 'user' (one per generation): keys like {@code rollout:{user:m958528k7:0}}. */
+    /** The live bitmaps of filter 'user' (one per generation): keys like {@code rollout:v1:{user:m958528k7:0}}. */
     private static List<String> liveKeys(StatefulRedisConnection<String, String> admin) {
-        return admin.sync().keys("rollout:{user:m*}").stream().sorted().toList();
+        return admin.sync().keys("rollout:v1:{user:m*}").stream().sorted().toList();
     }
 
     private static String onlyLiveKey(StatefulRedisConnection<String, String> admin) {
