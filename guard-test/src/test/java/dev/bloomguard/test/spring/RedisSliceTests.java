@@ -59,7 +59,7 @@ class RedisSliceTests {
 
         bloomGuard.preload("user", LongStream.rangeClosed(1, 1_000).boxed().toList());
 
-        assertThat(keysInRedis("bg:{user:*")).as("the filter's keys in Redis").isNotZero();
+        assertThat(keysInRedis("bg:v1:{user:*")).as("the filter's keys in Redis").isNotZero();
         LongStream.rangeClosed(1, 1_000).forEach(id -> bloomGuard.assertPassed(() -> users.find(id)));
         long rejected = LongStream.rangeClosed(1_000_001, 1_001_000)
                 .filter(id -> bloomGuard.rejects(() -> users.find(id))).count();
