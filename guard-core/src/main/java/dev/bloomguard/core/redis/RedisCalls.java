@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -18,6 +19,7 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.netty.channel.EventLoopGroup;
 
 /**
  * The one execution path of every Redis call a {@link LettuceBitmapStore} makes, blocking or not:
@@ -27,6 +29,13 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
  * timeout or a lost connection counts against the breaker, an error reply ({@code OOM},
  * {@code READONLY}, {@code LOADING}) does not, since Redis answered, and quickly. Scripts go
  * through {@link ScriptCalls}.
+ *
+ * <p>A deadline counts the process's running time, not the wall clock's: time the process spent
+ * paused ({@link InstancePauses}: stopped, collecting garbage, starved of CPU) while a call was
+ * in flight is added to its deadline, up to {@link #MAX_PAUSE_ALLOWANCE}, and a reply that
+ * arrived meanwhile is taken, not cancelled. So a stalled instance neither fails its checks open
+ * nor opens the breaker: both measure Redis. A call on a Redis that does not answer still fails
+ * after its timeout of running time, as before.
  */
 final class RedisCalls {
 
@@ -42,8 +51,31 @@ final class RedisCalls {
         return thread;
     });
 
+    /**
+     * Checks asynchronous calls' deadlines: one daemon thread, as the JDK's own for
+     * {@code orTimeout}, whose tasks only look at a clock and complete a future.
+     */
+    private static final ScheduledThreadPoolExecutor DEADLINES = new ScheduledThreadPoolExecutor(1, runnable -> {
+        Thread thread = new Thread(runnable, "bloomguard-redis-deadline");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    /**
+     * The most a call waits beyond its timeout for time the process spent paused: a longer pause
+     * is an outage of the instance's own, and the calls in flight during it fail.
+     */
+    static final Duration MAX_PAUSE_ALLOWANCE = Duration.ofSeconds(1);
+
     private final LettuceConnections connections;
     private final CircuitBreaker breaker;
+    private final InstancePauses pauses = InstancePauses.shared();
+    /**
+     * Whether the connections' event loops are measured (once found, they are the client's for
+     * good), or how many calls looked for them in vain: a few, not every call, when they cannot be found.
+     */
+    private volatile boolean loopsWatched;
+    private volatile int loopSearches;
     private final Executor connector;
     private final AtomicReference<CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>>> sharedConnection =
             new AtomicReference<>();
@@ -75,22 +107,21 @@ final class RedisCalls {
         if (!breaker.tryAcquire()) {
             throw new BitmapStoreException(name + " not sent: the circuit to Redis is open after failures in a row or too many failed or slow calls", null);
         }
-        long started = System.nanoTime();
-        long deadline = started + timeout.toNanos();
+        Deadline deadline = new Deadline(pauses, timeout);
         try {
             T result = withCommands(timeout, commands -> {
                 Object last = null;
                 for (RedisFuture<?> reply : send.apply(commands)) {
-                    last = await(reply, Math.max(0, deadline - System.nanoTime()), timeout, name);
+                    last = await(reply, deadline, timeout, name);
                 }
                 return (T) last;
             });
-            breaker.onSuccess(System.nanoTime() - started);
+            breaker.onSuccess(deadline.runningNanos(System.nanoTime()));
             return result;
         }
         catch (BitmapStoreException ex) {
             if (ex.getCause() instanceof RedisCommandExecutionException) {
-                breaker.onSuccess(System.nanoTime() - started);
+                breaker.onSuccess(deadline.runningNanos(System.nanoTime()));
             }
             else {
                 breaker.onFailure();
@@ -114,8 +145,8 @@ final class RedisCalls {
     <T> CompletableFuture<T> callAsync(String name, Duration timeout,
             Function<RedisClusterAsyncCommands<byte[], byte[]>, List<? extends RedisFuture<?>>> send) {
         if (!connections.isShared()) {
-            CompletableFuture<T> pooled = CompletableFuture.<T>supplyAsync(() -> call(name, timeout, send), WORKERS)
-                    .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            CompletableFuture<T> pooled = CompletableFuture.<T>supplyAsync(() -> call(name, timeout, send), WORKERS);
+            watch(pooled, new Deadline(pauses, timeout));
             return pooled.exceptionallyComposeAsync(error -> CompletableFuture.failedFuture(unwrap(error) instanceof TimeoutException
                     ? new BitmapStoreException(name + " did not answer within " + timeout, unwrap(error)) : unwrap(error)),
                     WORKERS);
@@ -124,10 +155,10 @@ final class RedisCalls {
             return CompletableFuture.failedFuture(
                     new BitmapStoreException(name + " not sent: the circuit to Redis is open after failures in a row or too many failed or slow calls", null));
         }
-        long started = System.nanoTime();
+        Deadline deadline = new Deadline(pauses, timeout);
         AtomicReference<List<? extends RedisFuture<?>>> sent = new AtomicReference<>(List.of());
         CompletableFuture<T> replies = sharedConnection().thenCompose(commands -> {
-            List<? extends RedisFuture<?>> futures = send.apply(commands);
+            List<? extends RedisFuture<?>> futures = send.apply(watched(commands));
             sent.set(futures);
             if (futures.size() == 1) {
                 return (CompletableFuture<T>) futures.get(0).toCompletableFuture();
@@ -136,17 +167,17 @@ final class RedisCalls {
                     .toArray(CompletableFuture[]::new);
             return CompletableFuture.allOf(all).thenApply(done -> (T) all[all.length - 1].join());
         });
-        replies.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        watch(replies, deadline);
         CompletableFuture<T> result = new CompletableFuture<>();
         replies.whenComplete((value, error) -> {
             if (error == null) {
-                breaker.onSuccess(System.nanoTime() - started);
+                breaker.onSuccess(deadline.runningNanos(System.nanoTime()));
                 result.complete(value);
                 return;
             }
             Throwable cause = unwrap(error);
             if (cause instanceof RedisCommandExecutionException) {
-                breaker.onSuccess(System.nanoTime() - started);
+                breaker.onSuccess(deadline.runningNanos(System.nanoTime()));
                 result.completeExceptionally(new BitmapStoreException(name + " failed: " + cause.getMessage(), cause));
                 return;
             }
@@ -180,7 +211,7 @@ final class RedisCalls {
             throw new BitmapStoreException("no Redis connection: " + ex.getMessage(), ex);
         }
         try {
-            return work.apply(lease.commands());
+            return work.apply(watched(lease.commands()));
         }
         finally {
             giveBack(lease);
@@ -194,7 +225,7 @@ final class RedisCalls {
      */
     private RedisClusterAsyncCommands<byte[], byte[]> sharedCommands(Duration timeout) {
         try {
-            return sharedConnection().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return watched(sharedConnection().get(timeout.toNanos(), TimeUnit.NANOSECONDS));
         }
         catch (TimeoutException ex) {
             throw new BitmapStoreException("no Redis connection within " + timeout, ex);
@@ -206,6 +237,22 @@ final class RedisCalls {
             Thread.currentThread().interrupt();
             throw new BitmapStoreException("interrupted while connecting to Redis", ex);
         }
+    }
+
+    /**
+     * {@code commands}, whose connection's I/O event loops the pause meter measures from the first
+     * call on: a reply read late because that loop was busy or starved is the process's delay, not Redis's.
+     */
+    private RedisClusterAsyncCommands<byte[], byte[]> watched(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+        if (!loopsWatched && loopSearches < 16) {
+            loopSearches++;
+            EventLoopGroup loops = EventLoops.of(commands);
+            if (loops != null) {
+                pauses.watch(loops);
+                loopsWatched = true;
+            }
+        }
+        return commands;
     }
 
     /** The shared connection as it stands: done once connected; a failed or closed one is replaced by a fresh attempt. */
@@ -246,13 +293,23 @@ final class RedisCalls {
         }
     }
 
-    private static Object await(RedisFuture<?> reply, long remainingNanos, Duration timeout, String name) {
+    /**
+     * The reply, once it came; at the deadline, a reply already there is taken rather than
+     * cancelled, and the wait goes on for as long as the process was paused meanwhile.
+     */
+    private static Object await(RedisFuture<?> reply, Deadline deadline, Duration timeout, String name) {
         try {
-            return reply.get(remainingNanos, TimeUnit.NANOSECONDS);
-        }
-        catch (TimeoutException ex) {
-            reply.cancel(false);
-            throw new BitmapStoreException(name + " did not answer within " + timeout, ex);
+            while (true) {
+                try {
+                    return reply.get(Math.max(0, deadline.remainingNanos(System.nanoTime())), TimeUnit.NANOSECONDS);
+                }
+                catch (TimeoutException ex) {
+                    if (deadline.passed(System.nanoTime())) {
+                        reply.cancel(false);
+                        throw new BitmapStoreException(name + " did not answer within " + timeout, ex);
+                    }
+                }
+            }
         }
         catch (ExecutionException ex) {
             Throwable cause = ex.getCause() == null ? ex : ex.getCause();
@@ -262,6 +319,58 @@ final class RedisCalls {
             Thread.currentThread().interrupt();
             reply.cancel(false);
             throw new BitmapStoreException(name + " was interrupted", ex);
+        }
+    }
+
+    /**
+     * Fails {@code replies} with a {@link TimeoutException} once {@code deadline} has passed, as
+     * {@code orTimeout} does on the wall clock; on time the process spent paused, it looks again later.
+     */
+    private static void watch(CompletableFuture<?> replies, Deadline deadline) {
+        DEADLINES.schedule(() -> {
+            if (replies.isDone()) {
+                return;
+            }
+            if (deadline.passed(System.nanoTime())) {
+                replies.completeExceptionally(new TimeoutException());
+            }
+            else {
+                watch(replies, deadline);
+            }
+        }, Math.max(0, deadline.remainingNanos(System.nanoTime())), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * One call's deadline on the process's running time: {@code timeout} after it began, not
+     * counting what {@link InstancePauses} saw, and never more than {@link #MAX_PAUSE_ALLOWANCE}
+     * beyond the timeout on the wall clock.
+     */
+    private static final class Deadline {
+
+        private final InstancePauses pauses;
+        private final long started;
+        private final long pausedBefore;
+        private final long timeoutNanos;
+
+        Deadline(InstancePauses pauses, Duration timeout) {
+            this.pauses = pauses;
+            this.started = System.nanoTime();
+            this.pausedBefore = pauses.pausedNanos(started);
+            this.timeoutNanos = timeout.toNanos();
+        }
+
+        /** How long the call has taken by {@code now}, the process's pauses left out. */
+        long runningNanos(long now) {
+            return Math.max(0, now - started - (pauses.pausedNanos(now) - pausedBefore));
+        }
+
+        long remainingNanos(long now) {
+            long wallLeft = started + timeoutNanos + MAX_PAUSE_ALLOWANCE.toNanos() - now;
+            return Math.min(timeoutNanos - runningNanos(now), wallLeft);
+        }
+
+        boolean passed(long now) {
+            return remainingNanos(now) <= 0;
         }
     }
 }
