@@ -37,7 +37,10 @@ public class BloomGuardProperties {
      */
     private String keyPrefix;
 
-    /** A check that takes longer than this counts as a Redis failure (see on-redis-failure). */
+    /**
+     * A check that takes longer than this counts as a Redis failure (see on-redis-failure). Time
+     * the instance itself was paused or too busy to read the reply does not count, up to 1s more.
+     */
     private Duration redisTimeout = Duration.ofMillis(50);
 
     /** Bound on writes to Redis: adds, bitmap uploads and swaps. */
