@@ -211,6 +211,19 @@ public class BloomGuardAutoConfiguration {
         }
 
         @Override
+        public Double bypassMaxRate(String filter) {
+            FilterSpecs.Spec spec = specs().get(filter);
+            return spec == null ? null : spec.settings().getBypass().getMaxRate();
+        }
+
+        @Override
+        public boolean bypassAllowedWhenExhausted(String filter) {
+            FilterSpecs.Spec spec = specs().get(filter);
+            return spec != null
+                    && spec.settings().getBypass().getWhenExhausted() == BloomGuardProperties.WhenExhausted.ALLOW;
+        }
+
+        @Override
         public Iterable<String> names() {
             return specs().keySet();
         }

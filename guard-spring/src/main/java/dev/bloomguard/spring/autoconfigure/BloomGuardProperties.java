@@ -328,6 +328,14 @@ public class BloomGuardProperties {
         RETURN_EMPTY
     }
 
+    /** What a guarded call does when its filter cannot answer and the filter's bypass budget is spent. */
+    public enum WhenExhausted {
+        /** Do not invoke the method: throw BloomGuardShedException (HTTP 503 with Retry-After). */
+        SHED,
+        /** Invoke the method anyway (fail open, unbounded), counting the call in bloomguard.bypass.over-budget. */
+        ALLOW
+    }
+
     /**
      * A rolling deploy that changes a filter's expected-insertions, fpp, shards, max-shard-size or
      * key-type runs instances of both configurations at once, each with the filter under other
@@ -560,6 +568,20 @@ public class BloomGuardProperties {
          */
         private Audit audit = new Audit();
 
+        /**
+         * How many calls per second go through to the method, on this instance, while the filter
+         * cannot answer (Redis failing, the circuit open, not loaded, answering suspended).
+         */
+        private Bypass bypass = new Bypass();
+
+        public Bypass getBypass() {
+            return bypass;
+        }
+
+        public void setBypass(Bypass bypass) {
+            this.bypass = bypass;
+        }
+
         public Audit getAudit() {
             return audit;
         }
@@ -674,6 +696,49 @@ public class BloomGuardProperties {
     }
 
     /** The local mirror of one filter's bitmap. */
+    /**
+     * The bypass budget of one filter: while the filter cannot answer, each call that would go
+     * through to the method takes its place in a token bucket of {@code max-rate} calls per second
+     * per instance (a burst of one second's worth); beyond it the call is shed
+     * ({@code BloomGuardShedException}, HTTP 503 with Retry-After) or, with
+     * {@code when-exhausted: allow}, still let through and counted. Unset, the rate is learned:
+     * twice the busiest second of calls the filter answered "may be present" over the last five
+     * minutes of answers, at least 100 per second, and nothing is shed before the filter has
+     * answered once on this instance (a deploy's first warmup stays quiet).
+     */
+    public static class Bypass {
+
+        /**
+         * Calls per second per instance that go through to the method while the filter cannot
+         * answer, > 0. Unset (the default): learned, max(2 x the busiest second of passed calls
+         * over the last five minutes of answers, 100), so the database sees at most about twice
+         * what it saw while the filter answered; nothing is shed before the filter first answered.
+         */
+        private Double maxRate;
+
+        /**
+         * What a call beyond the budget does: shed (the default; BloomGuardShedException, HTTP 503
+         * with Retry-After) or allow (it goes through, counted in bloomguard.bypass.over-budget).
+         */
+        private WhenExhausted whenExhausted = WhenExhausted.SHED;
+
+        public Double getMaxRate() {
+            return maxRate;
+        }
+
+        public void setMaxRate(Double maxRate) {
+            this.maxRate = maxRate;
+        }
+
+        public WhenExhausted getWhenExhausted() {
+            return whenExhausted;
+        }
+
+        public void setWhenExhausted(WhenExhausted whenExhausted) {
+            this.whenExhausted = whenExhausted;
+        }
+    }
+
     /**
      * The audit of one filter's blocks, in production: a sample of the calls the filter blocked is
      * looked up again, after the caller has its answer, on one background thread with a bounded

@@ -8,11 +8,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.context.annotation.Bean;
 
 import dev.bloomguard.spring.web.BloomGuardRejectedWebExceptionHandler;
+import dev.bloomguard.spring.web.BloomGuardShedWebExceptionHandler;
 import dev.bloomguard.spring.web.ReactiveBloomGuardRejectedExceptionHandler;
+import dev.bloomguard.spring.web.ReactiveBloomGuardShedExceptionHandler;
 
 /**
  * Renders {@code BloomGuardRejectedException}, thrown or signalled by a {@code Mono}/{@code Flux},
- * as HTTP 404 in Spring WebFlux applications: a ProblemDetail when
+ * as HTTP 404, and {@code BloomGuardShedException} as HTTP 503 with Retry-After, in Spring WebFlux
+ * applications: a ProblemDetail when
  * {@code spring.webflux.problemdetails.enabled}, otherwise Spring Boot's standard error body; off
  * with {@code bloom-guard.web.enabled=false}.
  */
@@ -36,5 +39,20 @@ public class BloomGuardWebFluxAutoConfiguration {
             matchIfMissing = true)
     public BloomGuardRejectedWebExceptionHandler bloomGuardRejectedWebExceptionHandler() {
         return new BloomGuardRejectedWebExceptionHandler();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(prefix = "spring.webflux.problemdetails", name = "enabled", havingValue = "true")
+    public ReactiveBloomGuardShedExceptionHandler bloomGuardShedExceptionHandler() {
+        return new ReactiveBloomGuardShedExceptionHandler();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(prefix = "spring.webflux.problemdetails", name = "enabled", havingValue = "false",
+            matchIfMissing = true)
+    public BloomGuardShedWebExceptionHandler bloomGuardShedWebExceptionHandler() {
+        return new BloomGuardShedWebExceptionHandler();
     }
 }

@@ -104,6 +104,16 @@ final class FilterSettingsValidator {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
                         + ".audit.rebuild-cooldown (" + audit.getRebuildCooldown() + ") must not be negative");
             }
+            BloomGuardProperties.Bypass bypass = entry.getValue().getBypass();
+            if (bypass.getMaxRate() != null && !(bypass.getMaxRate() > 0 && bypass.getMaxRate() < Double.POSITIVE_INFINITY)) {
+                throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
+                        + ".bypass.max-rate (" + bypass.getMaxRate() + ") must be a positive number of calls per"
+                        + " second; leave it unset for the rate learned from the filter's answers");
+            }
+            if (bypass.getWhenExhausted() == null) {
+                throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
+                        + ".bypass.when-exhausted must be shed or allow");
+            }
             BloomGuardProperties.NegativeCache negativeCache = entry.getValue().getNegativeCache();
             RememberedMisses.Settings misses = null;
             List<Class<? extends Throwable>> missExceptions = null;

@@ -78,7 +78,8 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
         this.pendingAdds = new PendingAdds(RETRY_FIRST_DELAY, RETRY_MAX_DELAY, RETRY_GIVE_UP_AFTER, RETRY_CAPACITY,
                 rewarm);
         this.audit = new FalseNegativeAudit(dependencies, source.catalog(), pendingAdds, rewarm);
-        this.checks = new GuardChecks(dependencies, blockWhenUnavailable, audit);
+        this.checks = new GuardChecks(dependencies, blockWhenUnavailable, audit,
+                new BypassBudgets(source.catalog()));
         this.misses = new MissRecorder(dependencies);
         this.adds = new KeyAdds(dependencies, pendingAdds, flights);
     }

@@ -72,6 +72,19 @@ public final class BloomOperationSource {
             return Duration.ofMinutes(10);
         }
 
+        /**
+         * Calls per second of the filter's bypass budget ({@code bypass.max-rate}), or null for the
+         * rate learned from its answers.
+         */
+        default Double bypassMaxRate(String filter) {
+            return null;
+        }
+
+        /** Whether a call beyond the filter's bypass budget still goes through ({@code bypass.when-exhausted: allow}). */
+        default boolean bypassAllowedWhenExhausted(String filter) {
+            return false;
+        }
+
         /** Configured filter names, for error messages. */
         Iterable<String> names();
     }

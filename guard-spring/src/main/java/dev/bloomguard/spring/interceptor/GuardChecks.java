@@ -1,5 +1,6 @@
 package dev.bloomguard.spring.interceptor;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -12,6 +13,7 @@ import dev.bloomguard.core.check.Verdict;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.spring.BloomGuardException;
+import dev.bloomguard.spring.BloomGuardShedException;
 import dev.bloomguard.spring.metrics.CheckOutcome;
 import dev.bloomguard.spring.metrics.CheckReason;
 import dev.bloomguard.spring.metrics.GuardMetrics;
@@ -24,7 +26,9 @@ import dev.bloomguard.spring.metrics.GuardObservations;
  * nothing of the call itself, so every return kind's handler shares it.
  *
  * <p>Only an {@link Membership#isAbsent absent} answer rejects a call (and, by policy, an
- * unreachable Redis); a filter that cannot tell always lets the call through. Whether a key is
+ * unreachable Redis); a filter that cannot tell lets the call through, within the filter's bypass
+ * budget ({@link BypassBudgets}), and sheds it beyond: a shed call is no rejection, it says nothing
+ * of the key. Whether a key is
  * absent, or a remembered miss that blocks, is the core's {@link Verdict} alone, which weighs
  * every reason not to block (a refused add of this instance still being retried among them);
  * nothing here turns an answer into "absent". Logs under
@@ -34,18 +38,25 @@ final class GuardChecks {
 
     private static final Logger log = LoggerFactory.getLogger(BloomGuardInterceptor.class);
 
+    /** What a shed call tells its caller to wait: the budget refills a second's worth per second. */
+    static final Duration RETRY_AFTER = Duration.ofSeconds(1);
+
     private final GuardDependencies dependencies;
     private final boolean blockWhenUnavailable;
     private final FalseNegativeAudit audit;
+    private final BypassBudgets budgets;
 
     /**
      * @param blockWhenUnavailable {@code on-redis-failure: block}
      * @param audit samples blocked calls to look up again
+     * @param budgets bound the calls that go through while a filter cannot answer
      */
-    GuardChecks(GuardDependencies dependencies, boolean blockWhenUnavailable, FalseNegativeAudit audit) {
+    GuardChecks(GuardDependencies dependencies, boolean blockWhenUnavailable, FalseNegativeAudit audit,
+            BypassBudgets budgets) {
         this.dependencies = dependencies;
         this.blockWhenUnavailable = blockWhenUnavailable;
         this.audit = audit;
+        this.budgets = budgets;
         LoggedKeys.prepare();
     }
 
@@ -147,20 +158,39 @@ final class GuardChecks {
 
     /**
      * Counts the filter's answer, closes the check's observation with it and says whether the
-     * call may go on.
+     * call may go on. A call the filter could not answer that would go on takes its place in the
+     * filter's bypass budget; beyond it, the call is shed (or, with {@code when-exhausted: allow},
+     * goes on and is counted as over budget). A passed answer teaches the budget the filter's rate.
      *
      * @param remembered whether a key the filter passed is a remembered miss that blocks, as the
      *     core's verdict judged it
      */
     private Admission decide(BloomOperations.Guard guard, Object key, Membership answer, boolean remembered,
             long started, GuardObservations.Pending observation) {
-        long elapsedNanos = System.nanoTime() - started;
+        long answeredAt = System.nanoTime();
+        long elapsedNanos = answeredAt - started;
         boolean rejected = answer.isAbsent() || remembered;
         CheckOutcome outcome = rejected ? CheckOutcome.BLOCKED
                 : answer == Membership.PRESENT ? CheckOutcome.PASSED : CheckOutcome.BYPASSED;
         CheckReason reason = remembered ? CheckReason.REMEMBERED : CheckReason.FILTER;
-        if (outcome == CheckOutcome.BYPASSED) {
+        BypassBudgets.FilterBudget budget = guard.target().budgetIn(budgets);
+        boolean refusedByPolicy = answer == Membership.UNAVAILABLE && blockWhenUnavailable;
+        if (outcome == CheckOutcome.PASSED) {
+            budget.budget().passed(answeredAt);
+        }
+        else if (outcome == CheckOutcome.BLOCKED) {
+            budget.budget().answered();
+        }
+        else {
             reason = bypassReason(guard.target().in(dependencies), answer);
+            if (!refusedByPolicy && !budget.budget().tryBypass()) {
+                if (budget.allowedWhenExhausted()) {
+                    dependencies.metrics().recordOverBudget(guard.filter());
+                }
+                else {
+                    outcome = CheckOutcome.SHED;
+                }
+            }
         }
         dependencies.metrics().record(guard.filter(), outcome, reason, elapsedNanos);
         observation.stop(outcome.tag(), null);
@@ -174,11 +204,22 @@ final class GuardChecks {
             return !(key instanceof List<?>) && audit.sampled(guard.filter()) ? Admission.rejectedAndAudited(key)
                     : Admission.REJECTED;
         }
-        if (answer == Membership.UNAVAILABLE && blockWhenUnavailable) {
+        if (refusedByPolicy) {
             return Admission.REJECTED;
+        }
+        if (outcome == CheckOutcome.SHED) {
+            return Admission.shed(reason);
         }
         return answer == Membership.PRESENT && remembersMisses(guard, key) ? new Admission(true, key, started)
                 : Admission.ADMITTED;
+    }
+
+    /**
+     * The exception a call {@code admission} shed fails with: the filter, why it could not answer,
+     * and a second to wait, in which the budget refills by a second's worth.
+     */
+    static BloomGuardShedException shed(BloomOperations.Guard guard, Admission admission) {
+        return new BloomGuardShedException(guard.filter(), admission.shedReason().tag(), guard.method(), RETRY_AFTER);
     }
 
     /**

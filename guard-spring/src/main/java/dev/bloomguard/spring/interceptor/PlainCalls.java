@@ -8,7 +8,8 @@ import dev.bloomguard.spring.BloomGuardRejectedException;
  * {@code @BloomGuard} and {@code @BloomPut} on methods that return a plain value (neither a
  * {@code CompletionStage} nor a reactive type), on the caller's thread: the check blocks for
  * the filter's answer, a rejection throws {@link BloomGuardRejectedException} (or returns the
- * empty value under {@code on-absent: return-empty}), a miss is remembered before the result is
+ * empty value under {@code on-absent: return-empty}), a shed call throws
+ * {@code BloomGuardShedException} whatever {@code on-absent} says, a miss is remembered before the result is
  * returned. A put is made by {@link BloomPutAdvisor}'s advice further in, inside any transaction
  * ({@link #add}); should that advice not be in the chain (a proxy built by hand with the guard's
  * advisor alone), the key is added here, after the method.
@@ -28,6 +29,9 @@ final class PlainCalls {
         BloomOperations.Guard guard = operations.guard();
         Admission admission = guard == null ? Admission.ADMITTED : checks.admits(guard, target, arguments);
         if (!admission.admitted()) {
+            if (admission.isShed()) {
+                throw GuardChecks.shed(guard, admission);
+            }
             checks.audit(guard, admission, invocation, ReturnKind.Kind.PLAIN);
             if (guard.emptyResult() == null) {
                 throw new BloomGuardRejectedException(guard.filter(), guard.method());

@@ -30,7 +30,8 @@ import reactor.core.publisher.Mono;
  * The check is the filter's asynchronous one (the mirror, or one {@code BITFIELD_RO} on
  * Lettuce's non-blocking connection); the method runs only once the key is admitted, on the
  * thread that delivered the answer; a rejection is an error signal with
- * {@link BloomGuardRejectedException}, or completes empty under {@code on-absent: return-empty}.
+ * {@link BloomGuardRejectedException}, or completes empty under {@code on-absent: return-empty}; a
+ * shed call is an error signal with {@code BloomGuardShedException} either way.
  * A put adds the key of each emitted value before passing the value on, so a check that follows
  * the emission sees it. A reactive transaction is found in the subscriber's context, as Spring's
  * reactive transactions keep it: its commit forgets the put keys' remembered misses again, and
@@ -174,6 +175,9 @@ final class ReactiveCalls {
 
     private static Mono<Object> auditedRejection(GuardChecks checks, BloomOperations.Guard guard, Admission admission,
             MethodInvocation invocation) {
+        if (admission.isShed()) {
+            return Mono.error(GuardChecks.shed(guard, admission));
+        }
         checks.audit(guard, admission, invocation, ReturnKind.Kind.REACTIVE);
         return rejection(guard);
     }

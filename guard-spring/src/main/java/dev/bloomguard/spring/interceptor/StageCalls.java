@@ -15,7 +15,8 @@ import dev.bloomguard.spring.BloomGuardRejectedException;
  * at once; the check is the filter's asynchronous one, and the method runs only once the key is
  * admitted. A rejection fails the future with {@link BloomGuardRejectedException} (under
  * {@code on-absent: return-empty} it completes with the empty value of its declared type
- * argument: null, {@code Optional.empty()}, an empty collection). A put reads {@code #result}
+ * argument: null, {@code Optional.empty()}, an empty collection); a shed call fails it with
+ * {@code BloomGuardShedException} whatever {@code on-absent} says. A put reads {@code #result}
  * from the completed value and the returned future completes only once the key is in the
  * filter; a failed add fails it with {@code BloomGuardException}.
  *
@@ -91,6 +92,9 @@ final class StageCalls {
                             .<Object>thenCompose(done -> CompletableFuture.failedFuture(error))
                     : misses.rememberIfEmpty(guard, admission, value).thenApply(done -> value))
                     .thenCompose(outcome -> outcome);
+        }
+        if (admission.isShed()) {
+            return CompletableFuture.failedFuture(GuardChecks.shed(guard, admission));
         }
         if (guard.emptyResult() == null) {
             return CompletableFuture.failedFuture(new BloomGuardRejectedException(guard.filter(), guard.method()));

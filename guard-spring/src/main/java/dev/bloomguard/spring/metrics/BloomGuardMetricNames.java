@@ -8,16 +8,16 @@ package dev.bloomguard.spring.metrics;
 public final class BloomGuardMetricNames {
 
     /**
-     * Counter of guarded calls, tags {@code filter}, {@code outcome} (passed, blocked, bypassed)
-     * and {@code reason} ({@code filter} for passed and blocked, {@code remembered} for a blocked
-     * remembered miss; for bypassed not-ready, redis-error, circuit-open or suspended: see
-     * {@link CheckReason}).
+     * Counter of guarded calls, tags {@code filter}, {@code outcome} (passed, blocked, bypassed,
+     * shed) and {@code reason} ({@code filter} for passed and blocked, {@code remembered} for a
+     * blocked remembered miss; for bypassed and shed not-ready, redis-error, circuit-open or
+     * suspended: see {@link CheckReason}).
      */
     public static final String CHECKS = "bloomguard.checks";
 
     /**
      * Timer of the filter check of a guarded call (the Redis round trip), tags {@code filter} and
-     * {@code outcome} (passed, blocked, bypassed, as {@link #CHECKS}): the one latency timer of a
+     * {@code outcome} (passed, blocked, bypassed, shed, as {@link #CHECKS}): the one latency timer of a
      * check; the {@link #CHECK_OBSERVATION} observation makes no second one (see
      * {@code BloomGuardMetricsAutoConfiguration}).
      */
@@ -80,6 +80,14 @@ public final class BloomGuardMetricNames {
 
     /** Gauge, 1 when {@code rebuild.auto-resize} grew the filter beyond its configured geometry, otherwise 0, tag {@code filter}. */
     public static final String RESIZED = "bloomguard.filter.resized";
+
+    /**
+     * Counter of calls the filter could not answer that went through to the method beyond its
+     * bypass budget, under {@code bypass.when-exhausted: allow}, tag {@code filter}; counted as
+     * {@code outcome=bypassed} in {@link #CHECKS} too. Under {@code shed} (the default) such calls
+     * are {@code outcome=shed} instead, and this stays at 0.
+     */
+    public static final String BYPASS_OVER_BUDGET = "bloomguard.bypass.over-budget";
 
     /** Counter of keys {@code @BloomPut} added to the filter on the call itself, tag {@code filter}. */
     public static final String ADDS = "bloomguard.adds";

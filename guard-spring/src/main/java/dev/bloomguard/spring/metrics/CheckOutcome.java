@@ -12,7 +12,13 @@ public enum CheckOutcome {
     BLOCKED,
 
     /** The filter could not decide (not ready, Redis failing); the call went through or was rejected by policy. */
-    BYPASSED;
+    BYPASSED,
+
+    /**
+     * The filter could not decide and its bypass budget was spent: the method was not invoked
+     * ({@code BloomGuardShedException}, HTTP 503). Not counted as bypassed too.
+     */
+    SHED;
 
     private final String tag = name().toLowerCase(Locale.ROOT);
 

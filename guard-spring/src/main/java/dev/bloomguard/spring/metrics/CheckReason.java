@@ -3,8 +3,8 @@ package dev.bloomguard.spring.metrics;
 import java.util.Locale;
 
 /**
- * The {@code reason} tag of {@code bloomguard.checks}: why a call was passed, blocked or
- * bypassed. Low cardinality by design: one value per cause an operator acts on differently.
+ * The {@code reason} tag of {@code bloomguard.checks}: why a call was passed, blocked,
+ * bypassed or shed (a shed call has the reasons of a bypassed one: why the filter could not answer). Low cardinality by design: one value per cause an operator acts on differently.
  */
 public enum CheckReason {
 
@@ -37,9 +37,9 @@ public enum CheckReason {
     /** Whether a check with {@code outcome} can have this reason: the pairs that have a counter. */
     public boolean explains(CheckOutcome outcome) {
         return switch (this) {
-            case FILTER -> outcome != CheckOutcome.BYPASSED;
+            case FILTER -> outcome == CheckOutcome.PASSED || outcome == CheckOutcome.BLOCKED;
             case REMEMBERED -> outcome == CheckOutcome.BLOCKED;
-            default -> outcome == CheckOutcome.BYPASSED;
+            default -> outcome == CheckOutcome.BYPASSED || outcome == CheckOutcome.SHED;
         };
     }
 

@@ -22,6 +22,13 @@ public interface GuardMetrics {
     }
 
     /**
+     * A call the filter could not answer went through beyond the filter's bypass budget
+     * ({@code bypass.when-exhausted: allow}); it is also {@link #record recorded} as bypassed.
+     */
+    default void recordOverBudget(String filter) {
+    }
+
+    /**
      * One {@code @BloomPut} add of {@code keys} keys; {@code failed}: it failed and was handed to
      * the background retry. Called by the interceptor, not heard as {@code FilterEvent.AddFailed},
      * which a filter tells of every failed add (retries, catch-up, the application's own, each

@@ -37,8 +37,8 @@ public interface GuardObservations {
         };
 
         /**
-         * @param outcome a check's {@code passed}, {@code blocked}, {@code bypassed} or
-         *     {@code failed} (the guard threw); a put's {@code added} or {@code failed}
+         * @param outcome a check's {@code passed}, {@code blocked}, {@code bypassed}, {@code shed}
+         *     or {@code failed} (the guard threw); a put's {@code added} or {@code failed}
          * @param error what went wrong, or null
          */
         void stop(String outcome, Throwable error);

@@ -14,7 +14,7 @@ import io.micrometer.core.instrument.Timer;
  * {@link GuardMetrics} on Micrometer. Meters are registered once per filter up front (so every
  * outcome and reason shows as zero before the first call) and looked up from a map afterwards,
  * never built on the hot path. Passed and blocked calls carry {@code reason=filter}; bypassed
- * ones their cause. {@code bloomguard.check.duration} is the one latency timer of a check, by
+ * and shed ones their cause. {@code bloomguard.check.duration} is the one latency timer of a check, by
  * {@code outcome} as the counter. The same holds for adds ({@code bloomguard.adds}, {@code bloomguard.adds.failed})
  * and loads ({@code bloomguard.load.duration} and {@code bloomguard.load.keys} by outcome).
  */
@@ -32,8 +32,7 @@ public final class MicrometerGuardMetrics implements GuardMetrics {
 
     @Override
     public void record(String filter, CheckOutcome outcome, long durationNanos) {
-        record(filter, outcome, outcome == CheckOutcome.BYPASSED ? CheckReason.NOT_READY : CheckReason.FILTER,
-                durationNanos);
+        record(filter, outcome, unexplained(outcome), durationNanos);
     }
 
     @Override
@@ -43,13 +42,23 @@ public final class MicrometerGuardMetrics implements GuardMetrics {
             filterMeters = meters.computeIfAbsent(filter, name -> new FilterMeters(registry, name));
         }
         // Only the combinations registered: passed is the filter's, blocked the filter's or a
-        // remembered miss's, bypassed has a cause.
-        CheckReason counted = reason.explains(outcome) ? reason
-                : outcome == CheckOutcome.BYPASSED ? CheckReason.NOT_READY : CheckReason.FILTER;
+        // remembered miss's, bypassed and shed have a cause.
+        CheckReason counted = reason.explains(outcome) ? reason : unexplained(outcome);
         filterMeters.checks.get(outcome).get(counted).increment();
         if (durationNanos >= 0) {
             filterMeters.durations.get(outcome).record(durationNanos, TimeUnit.NANOSECONDS);
         }
+    }
+
+    /** The reason counted for {@code outcome} when none that explains it is given. */
+    private static CheckReason unexplained(CheckOutcome outcome) {
+        return outcome == CheckOutcome.BYPASSED || outcome == CheckOutcome.SHED ? CheckReason.NOT_READY
+                : CheckReason.FILTER;
+    }
+
+    @Override
+    public void recordOverBudget(String filter) {
+        meters(filter).overBudget.increment();
     }
 
     @Override
@@ -87,6 +96,7 @@ public final class MicrometerGuardMetrics implements GuardMetrics {
 
         private final Map<CheckOutcome, Map<CheckReason, Counter>> checks = new EnumMap<>(CheckOutcome.class);
         private final Map<CheckOutcome, Timer> durations = new EnumMap<>(CheckOutcome.class);
+        private final Counter overBudget;
         private final Counter adds;
         private final Counter failedAdds;
         /** Registered with the filter's first meter, at 0, so that an alert on its increase has a series. */
@@ -116,6 +126,11 @@ public final class MicrometerGuardMetrics implements GuardMetrics {
                         .tag(BloomGuardMetricNames.TAG_OUTCOME, outcome.tag())
                         .register(registry));
             }
+            overBudget = Counter.builder(BloomGuardMetricNames.BYPASS_OVER_BUDGET)
+                    .description("Calls the filter could not answer that went through beyond its bypass budget"
+                            + " (bypass.when-exhausted: allow)")
+                    .tag(BloomGuardMetricNames.TAG_FILTER, filter)
+                    .register(registry);
             adds = Counter.builder(BloomGuardMetricNames.ADDS)
                     .description("Keys @BloomPut added to the filter")
                     .tag(BloomGuardMetricNames.TAG_FILTER, filter)

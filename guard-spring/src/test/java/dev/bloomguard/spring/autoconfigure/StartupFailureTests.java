@@ -17,8 +17,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import dev.bloomguard.spring.BootNames;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.ClassPathResource;
@@ -434,19 +437,64 @@ class StartupFailureTests {
                 .run(failsWith("bloom-guard.filters.user.audit.rebuild-cooldown (PT-1S) must not be negative"));
     }
 
-    @Test
-    void startsWithTheAuditOfTheOperationsGuide() {
-        // docs/operations.md shows audit/audit.yml; a context boots with it and the filter's audit takes it.
-        runner.withUserConfiguration(ValidUse.class).withInitializer(context -> {
+    /** Puts the YAML test resource at {@code path} first among the context's property sources. */
+    private static ApplicationContextInitializer<ConfigurableApplicationContext> yaml(String path) {
+        return context -> {
             try {
-                new YamlPropertySourceLoader()
-                        .load("audit.yml", new ClassPathResource("audit/audit.yml"))
+                new YamlPropertySourceLoader().load(path, new ClassPathResource(path))
                         .forEach(context.getEnvironment().getPropertySources()::addFirst);
             }
             catch (IOException ex) {
                 throw new UncheckedIOException(ex);
             }
-        }).run(context -> {
+        };
+    }
+
+    @Test
+    void failsOnABypassMaxRateThatIsNotAPositiveNumberThroughTheFailureAnalyzer() {
+        runner.withPropertyValues("bloom-guard.filters.user.bypass.max-rate=0")
+                .run(failsWith("bloom-guard.filters.user.bypass.max-rate (0.0) must be a positive number of calls per"
+                        + " second; leave it unset for the rate learned from the filter's answers"));
+        runner.withPropertyValues("bloom-guard.filters.user.bypass.max-rate=-5").run(context -> {
+            FailureAnalysis analysis = new BloomGuardConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis).isNotNull();
+            assertThat(analysis.getDescription()).contains("bloom-guard.filters.user.bypass.max-rate (-5.0)");
+        });
+    }
+
+    @Test
+    void startsWithABypassBudgetAndKnowsItsNames() {
+        runner.withUserConfiguration(ValidUse.class)
+                .withPropertyValues("bloom-guard.filters.user.bypass.max-rate=250",
+                        "bloom-guard.filters.user.bypass.when-exhausted=allow")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    BloomGuardProperties.Bypass bypass = context.getBean(BloomGuardProperties.class).getFilters()
+                            .get("user").getBypass();
+                    assertThat(bypass.getMaxRate()).isEqualTo(250.0);
+                    assertThat(bypass.getWhenExhausted()).isEqualTo(BloomGuardProperties.WhenExhausted.ALLOW);
+                });
+        runner.withUserConfiguration(ValidUse.class).withPropertyValues("bloom-guard.filters.user.bypass.max-rat=250")
+                .run(failsWith("bloom-guard.filters.user.bypass.max-rat is not a bloom-guard property; did you mean "
+                        + "bloom-guard.filters.user.bypass.max-rate?"));
+    }
+
+    @Test
+    void startsWithTheBypassBudgetOfTheOperationsGuide() {
+        // docs/operations.md shows bypass/bypass.yml; a context boots with it and the filter's budget takes it.
+        runner.withUserConfiguration(ValidUse.class).withInitializer(yaml("bypass/bypass.yml")).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    BloomGuardProperties.Bypass bypass = context.getBean(BloomGuardProperties.class).getFilters()
+                            .get("user").getBypass();
+                    assertThat(bypass.getMaxRate()).isEqualTo(200.0);
+                    assertThat(bypass.getWhenExhausted()).isEqualTo(BloomGuardProperties.WhenExhausted.SHED);
+                });
+    }
+
+    @Test
+    void startsWithTheAuditOfTheOperationsGuide() {
+        // docs/operations.md shows audit/audit.yml; a context boots with it and the filter's audit takes it.
+        runner.withUserConfiguration(ValidUse.class).withInitializer(yaml("audit/audit.yml")).run(context -> {
                     assertThat(context).hasNotFailed();
                     BloomGuardProperties.Audit audit = context.getBean(BloomGuardProperties.class).getFilters()
                             .get("user").getAudit();

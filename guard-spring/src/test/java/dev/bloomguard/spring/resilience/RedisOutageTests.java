@@ -53,7 +53,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 /**
  * A real {@code redis-server} stopped, restarted empty, flushed, paused, made a read-only
  * replica and out of memory under guarded traffic. Whatever Redis does, no caller sees a Redis
- * exception, no present key is blocked, and blocking comes back once the filter is warm again.
+ * exception, no present key is blocked, and blocking comes back once the filter is warm again
+ * (the traffic outruns the bypass budget, so those tests let calls beyond it through: {@link #start}).
  */
 class RedisOutageTests {
 
@@ -492,8 +493,15 @@ class RedisOutageTests {
         return start(GuardedApp.Source.SQL);
     }
 
+    /**
+     * With {@code bypass.when-exhausted: allow}: these tests hold the promise that a Redis failure
+     * fails no caller, for every call of a traffic far above what the filter passed before the
+     * failure, which the default bypass budget would shed. What the budget does under such a
+     * flood is {@link RedisLostUnderAttackTests}'.
+     */
     private ConfigurableApplicationContext start(GuardedApp.Source source) {
-        return GuardedApp.start(source, REDIS.port(), "outage" + (++testNumber), TABLE, WARMUP_SQL);
+        return GuardedApp.start(source, REDIS.port(), "outage" + (++testNumber), TABLE, WARMUP_SQL,
+                "bloom-guard.filters.user.bypass.when-exhausted=allow");
     }
 
     /** Whether the guard rejects {@code id} right now. */
