@@ -18,7 +18,10 @@ import java.util.concurrent.atomic.LongAdder;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.SpringBootConfiguration;
@@ -48,8 +51,11 @@ import io.micrometer.core.instrument.MeterRegistry;
  * that exist. The database must see about the filter's false-positive rate of the attack, the
  * breaker must not open, and no real user may be refused: first under the flood alone, then with
  * the instance stopped ({@code SIGSTOP}) for 100 to 300 ms again and again, as a host busy with
- * something else or a container out of CPU quota would stop it.
+ * something else or a container out of CPU quota would stop it. Last, Redis is stopped mid-flood:
+ * with {@code bypass.max-rate} set, the database sees about that many of the calls the filter can
+ * no longer answer each second, and the rest are answered 503 with {@code Retry-After}.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FloodTests {
 
     private static final Logger log = LoggerFactory.getLogger(FloodTests.class);
@@ -59,6 +65,8 @@ class FloodTests {
     private static final int ATTACKERS = 64;
     private static final int REAL_USERS = 2;
     private static final long ABSENT_FROM = 1_000_000_000L;
+    /** The budget of calls let through per second while the filter cannot answer. */
+    private static final int MAX_RATE = 100;
 
     private static RedisServer redis;
     private static ConfigurableApplicationContext app;
@@ -81,7 +89,8 @@ class FloodTests {
                         "bloom-guard.filters.user.expected-insertions=" + USERS,
                         "bloom-guard.filters.user.fpp=0.01",
                         "bloom-guard.filters.user.warmup.sql=SELECT id FROM " + TABLE,
-                        "bloom-guard.filters.user.warmup.blocking=true")
+                        "bloom-guard.filters.user.warmup.blocking=true",
+                        "bloom-guard.filters.user.bypass.max-rate=" + MAX_RATE)
                 .run();
     }
 
@@ -132,6 +141,41 @@ class FloodTests {
         }
     }
 
+    /** Last: it stops the class's Redis. */
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void redisLostMidFloodLetsThroughTheBudgetAndShedsTheRestWith503() throws Exception {
+        Flood flood = Flood.start(port(), ATTACKERS);
+        try {
+            Thread.sleep(1_000);
+            long before = users().absentQueries();
+            long shedBefore = shed();
+            long started = System.nanoTime();
+            redis.stop();
+            Thread.sleep(3_000);
+            double seconds = (System.nanoTime() - started) / 1e9;
+            long queries = users().absentQueries() - before;
+            flood.stop();
+            flood.log("flood with Redis stopped for the last " + Math.round(seconds) + " s, max-rate " + MAX_RATE);
+            log.info("  {} database queries for absent ids while Redis was down ({}/s), {} calls shed", queries,
+                    Math.round(queries / seconds), shed() - shedBefore);
+            assertThat(queries).as("database queries for absent ids in %s s with Redis down, max-rate %s", seconds,
+                    MAX_RATE).isLessThanOrEqualTo(Math.round(1.5 * MAX_RATE * seconds + MAX_RATE));
+            assertThat(shed() - shedBefore).as("calls shed, counted outcome=shed").isGreaterThan(100);
+            assertThat(flood.shedAnswers.sum()).as("attacker requests answered 503 with Retry-After")
+                    .isGreaterThan(100);
+            assertThat(flood.attackErrors.sum()).as("attacker requests answered neither 404 nor 503").isZero();
+        }
+        finally {
+            flood.stop();
+        }
+    }
+
+    private static long shed() {
+        return Math.round(app.getBean(MeterRegistry.class).find("bloomguard.checks").tag("outcome", "shed")
+                .counters().stream().mapToDouble(Counter::count).sum());
+    }
+
     private static int port() {
         return Integer.parseInt(app.getEnvironment().getProperty("local.server.port"));
     }
@@ -168,6 +212,7 @@ class FloodTests {
         private final List<Thread> threads = new ArrayList<>();
         private final LongAdder attacks = new LongAdder();
         private final LongAdder attackErrors = new LongAdder();
+        private final LongAdder shedAnswers = new LongAdder();
         private final LongAdder realLookups = new LongAdder();
         private final List<String> realRefusals = new CopyOnWriteArrayList<>();
         private long queriesBefore;
@@ -200,9 +245,13 @@ class FloodTests {
         private void attack() {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             while (running.get()) {
-                int status = get(random.nextLong(ABSENT_FROM, 2 * ABSENT_FROM));
+                HttpResponse<Void> response = send(random.nextLong(ABSENT_FROM, 2 * ABSENT_FROM));
+                int status = response == null ? -1 : response.statusCode();
                 attacks.increment();
-                if (status != 404) {
+                if (status == 503 && response.headers().firstValue("Retry-After").isPresent()) {
+                    shedAnswers.increment();
+                }
+                else if (status != 404) {
                     attackErrors.increment();
                 }
             }
@@ -221,17 +270,23 @@ class FloodTests {
         }
 
         private int get(long id) {
+            HttpResponse<Void> response = send(id);
+            return response == null ? -1 : response.statusCode();
+        }
+
+        /** The response, or null when there was none (a refused connection, an interrupt). */
+        private HttpResponse<Void> send(long id) {
             HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/users/" + id))
                     .timeout(Duration.ofSeconds(30)).build();
             try {
-                return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+                return http.send(request, HttpResponse.BodyHandlers.discarding());
             }
             catch (IOException ex) {
-                return -1;
+                return null;
             }
             catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
-                return -2;
+                return null;
             }
         }
 
