@@ -128,10 +128,11 @@ public final class BypassBudget {
         long counted = countedSecond.get();
         if (second > counted && countedSecond.compareAndSet(counted, second)) {
             // Once a second, by the one answer that moved the second on; an answer of the new
-            // second that others count meanwhile lands in the finished one, a rounding.
-            long finished = passedThisSecond.sumThenReset();
+            // second that others count meanwhile lands in the finished one, a rounding. The first
+            // second has no finished one before it: nothing is reset, so the answers other threads
+            // count while it starts all stay in it.
             if (counted != NONE) {
-                learn(counted, finished);
+                learn(counted, passedThisSecond.sumThenReset());
             }
         }
         passedThisSecond.increment();
