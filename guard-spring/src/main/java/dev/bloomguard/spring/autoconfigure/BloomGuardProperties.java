@@ -688,7 +688,10 @@ public class BloomGuardProperties {
          */
         private double sampleRate = 0;
 
-        /** After the audit asks for a rebuild of the filter, how long before it asks again. */
+        /**
+         * After the audit asks for a rebuild of the filter, how long before it asks again; must be
+         * positive, so that the false negatives of one incident ask for one rebuild, not a chain of them.
+         */
         private Duration rebuildCooldown = Duration.ofMinutes(10);
 
         public double getSampleRate() {
