@@ -24,7 +24,7 @@ import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
 @ConfigurationProperties(prefix = "bloom-guard")
 public class BloomGuardProperties {
 
-    /** The key prefix of an application without spring.application.name, and of every 0.1 release. */
+    /** The key prefix of an application without spring.application.name. */
     public static final String DEFAULT_KEY_PREFIX = "bg";
 
     /** Whether the starter is active; when false, @BloomGuard and @BloomPut are no-ops and nothing touches Redis. */
