@@ -93,8 +93,9 @@ public final class HashSecrets {
 
     /**
      * Siphash under a configured {@code secret}, which is never written to Redis (see the class
-     * comment). A copy that an earlier release published is deleted; failing that is logged and
-     * the hash returned: this instance works all the same.
+     * comment). A copy published in Redis (the secret was
+     * generated there, then copied into the configuration) is deleted; failing that is logged
+     * and the hash returned: this instance works all the same.
      *
      * @throws IllegalArgumentException when the secret is not 32 hex digits (the message quotes its length only)
      */
@@ -105,13 +106,13 @@ public final class HashSecrets {
             if (store.get(published).filter(KeyHash::isValidSecret).map(KeyHash::sipHash).filter(hash::equals)
                     .isPresent()) {
                 store.delete(published);
-                log.info("Filter '{}': deleted the copy of its configured siphash secret ({}) that an earlier release"
-                        + " stored at {}", filterName, hash.id(), published);
+                log.info("Filter '{}': deleted the copy of its configured siphash secret ({}) published at {}, where it"
+                        + " was kept while it was a generated one", filterName, hash.id(), published);
             }
         }
         catch (RuntimeException ex) {
-            log.warn("Filter '{}': could not delete the copy of its configured siphash secret ({}) that an earlier"
-                    + " release may have stored at {} ({})", filterName, hash.id(), published, ex.getMessage());
+            log.warn("Filter '{}': could not delete a copy of its configured siphash secret ({}) that may be published"
+                    + " at {} ({})", filterName, hash.id(), published, ex.getMessage());
         }
         return hash;
     }

@@ -126,7 +126,7 @@ class KeyedHashingTests {
 
     /** Read-only Redis users and backups must not learn a configured secret: only its fingerprint is in Redis. */
     @Test
-    void neverWritesAConfiguredSecretToRedisAndDeletesTheCopyAnEarlierReleasePublished() {
+    void neverWritesAConfiguredSecretToRedisAndDeletesTheCopyPublishedWhileItWasGenerated() {
         String published = HashSecrets.key("bg", REDIS.filterName()) + ":" + KeyHash.sipHash(SECRET).id();
         REDIS.client().commands().set(bytes(published), bytes(SECRET));
 
@@ -134,7 +134,7 @@ class KeyedHashingTests {
         HashSecrets.publish(REDIS.store(), "bg", REDIS.filterName(), configured);
 
         assertThat(configured).isEqualTo(KeyHash.sipHash(SECRET));
-        assertThat(REDIS.client().commands().get(bytes(published))).as("the earlier release's copy").isNull();
+        assertThat(REDIS.client().commands().get(bytes(published))).as("the copy published when generated").isNull();
         assertThat(HashSecrets.find(REDIS.store(), "bg", REDIS.filterName(), configured.id())).isEmpty();
         assertThat(REDIS.client().commands().get(bytes(HashSecrets.key("bg", REDIS.filterName())))).as("not the generated secret's key")
                 .isNull();

@@ -229,7 +229,7 @@ class KeyShapeTests {
             return item(id);
         }
 
-        /** Written before #result of an Optional was its value. */
+        /** Written for the Optional itself, not its value (#result). */
         @BloomPut(filter = "item", key = "#result.get()")
         public Optional<Long> createOptional(long id) {
             return Optional.of(id);

@@ -14,9 +14,9 @@ import java.util.Optional;
  * The hash that spreads a filter's keys over its bits, and so part of the filter's stored identity.
  *
  * <ul>
- *   <li>{@link Algorithm#MURMUR3}: Guava's {@code murmur3_128} with seed 0, the default and the
- *       only hash before keyed hashing existed. It is public, so anyone who knows a filter's
- *       geometry (it is in the key names) can compute offline which absent keys it lets through.</li>
+ *   <li>{@link Algorithm#MURMUR3}: Guava's {@code murmur3_128} with seed 0, the default. It is
+ *       public, so anyone who knows a filter's geometry (it is in the key names) can compute
+ *       offline which absent keys it lets through.</li>
  *   <li>{@link Algorithm#SIPHASH}: SipHash-2-4 keyed by a 128-bit secret over the same canonical
  *       bytes. Without the secret, the false positives of a filter can only be found by probing it.
  *       The first 64-bit value of Guava-style double hashing is the SipHash-2-4 output (what Guava's

@@ -117,11 +117,11 @@ public final class BulkLoad implements AutoCloseable {
     }
 
     /**
-     * A load's mark in the journals: three 4-byte offsets, as adds are packed, so that a swap of an
-     * earlier release (which replays every entry as offsets, and fails on any other length) reads
-     * it harmlessly: the ready marker's offset, which no add has and which the swap script of this
-     * release recognises, then two random offsets below 65,536 that make the mark this load's own
-     * (to an earlier release they are two set bits, that is, two possible false positives).
+     * A load's mark in the journals: three 4-byte offsets, as adds are packed, so that the journal
+     * stays a list of offsets that any swap can replay (one that replayed every entry as an offset
+     * would read it harmlessly): the ready marker's offset, which no add has and which the swap
+     * script recognises, then two random offsets below 65,536 that make the mark this load's own
+     * (replayed as offsets they are two set bits, that is, two possible false positives).
      */
     private static byte[] journalMark(FilterGeometry geometry) {
         return ByteBuffer.allocate(12).putInt((int) geometry.markerOffset())

@@ -11,8 +11,8 @@ import dev.bloomguard.core.rollout.LoadOrder;
 
 /**
  * What the live bitmap's metadata hash ({@code FilterKeys#meta}) says about the load that swapped
- * it in; written by the swap with shard 0. Fields absent from the hash (an earlier release, or
- * Redis lost it) are empty.
+ * it in; written by the swap with shard 0. Fields absent from the hash (Redis lost it, or no
+ * load wrote that field) are empty.
  *
  * @param loadedAt when the swap happened, by the loader's clock
  * @param keys how many keys the load read from its source

@@ -22,8 +22,8 @@ public final class GenerationDescriptor {
     /**
      * A generation's descriptor with its hash: {@code expectedInsertions/fpp/shards/keyType/hash},
      * where {@code hash} is a {@link KeyHash#id()} other than murmur3 ({@code sip-1a2b3c4d}). A
-     * murmur3 generation has no fifth field, exactly as releases before keyed hashing describe
-     * it, so that they and this release agree that it is one generation.
+     * murmur3 generation has no fifth field: its descriptor is the four fields of the geometry and
+     * key type alone, so that the default hash adds nothing to the registry's names.
      */
     public static String of(FilterGeometry geometry, KeyType keyType, String hashId) {
         return geometry.expectedInsertions() + "/" + geometry.fpp() + "/" + geometry.shards() + "/"
@@ -37,8 +37,8 @@ public final class GenerationDescriptor {
     }
 
     /**
-     * The {@link KeyHash#id()} a descriptor names: its fifth field, or murmur3 without one (the
-     * descriptors of releases before keyed hashing).
+     * The {@link KeyHash#id()} a descriptor names: its fifth field, or murmur3 without one (a
+     * murmur3 generation's descriptor has four fields).
      *
      * @throws IllegalArgumentException when the fifth field is no hash id
      */

@@ -13,11 +13,12 @@ import java.util.function.Predicate;
 final class InstanceEntry {
 
     /**
-     * Marks the own-generation field of a heartbeat from a release that knows hashes. A release
-     * before keyed hashing reads a siphash descriptor as murmur3 (it has no fifth field) and, when
-     * the geometry differs too, writes murmur3 bits to keys nobody reads while it reports writing
-     * to that generation: its word is not taken for a siphash generation. (That release never
-     * reads this field.)
+     * Marks the own-generation field of a heartbeat from an instance that knows hashes; every
+     * instance of format version 1 writes it. A writer that read descriptors by their first four
+     * fields alone would take a siphash descriptor for murmur3 and, when the geometry differs too,
+     * write murmur3 bits to keys nobody reads while it reports writing to that generation, so a
+     * heartbeat without the mark is not taken for a siphash generation. No release has been such a
+     * writer; the mark keeps the registry's rule explicit rather than implied by the descriptor.
      */
     static final String KNOWS_HASHES = "#hashes";
 

@@ -37,7 +37,10 @@ final class RolloutState<G extends Generation> {
     private final Object lock;
     private final G own;
     private final String ownDescriptor;
-    /** True when the own generation is hashed with a keyed hash, which releases before keyed hashing cannot write. */
+    /**
+     * True when the own generation is hashed with a keyed hash: a heartbeat without
+     * {@code #hashes} does not count as writing it.
+     */
     private final boolean ownKeyed;
     private final BitmapStore store;
     private final String keyPrefix;

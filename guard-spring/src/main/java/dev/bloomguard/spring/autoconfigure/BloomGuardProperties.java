@@ -24,7 +24,7 @@ import dev.bloomguard.spring.interceptor.BloomGuardAdvisor;
 @ConfigurationProperties(prefix = "bloom-guard")
 public class BloomGuardProperties {
 
-    /** The key prefix of an application without spring.application.name, and of every 0.1 release. */
+    /** The key prefix of an application without spring.application.name. */
     public static final String DEFAULT_KEY_PREFIX = "bg";
 
     /** Whether the starter is active; when false, @BloomGuard and @BloomPut are no-ops and nothing touches Redis. */
@@ -756,7 +756,10 @@ public class BloomGuardProperties {
          */
         private double sampleRate = 0;
 
-        /** After the audit asks for a rebuild of the filter, how long before it asks again. */
+        /**
+         * After the audit asks for a rebuild of the filter, how long before it asks again; must be
+         * positive, so that the false negatives of one incident ask for one rebuild, not a chain of them.
+         */
         private Duration rebuildCooldown = Duration.ofMinutes(10);
 
         public double getSampleRate() {

@@ -74,7 +74,7 @@ final class FilterFactory {
         FilterGeometry configured = spec.geometry();
         KeyType keyType = keyType(name, settings, primaryDataSource, beanFactory);
         if (properties.getKeyPrefix() == null && !keyPrefix.equals(BloomGuardProperties.DEFAULT_KEY_PREFIX)) {
-            refuseToLeaveEarlierPrefix(store, name, configured, keyType, keyPrefix);
+            refuseToLeaveUnnamedPrefix(store, name, configured, keyType, keyPrefix);
         }
         KeyHash hash = hash(store, keyPrefix, name, settings);
         FilterGeometry geometry = resized(store, keyPrefix, name, configured, keyType, hash,
@@ -190,31 +190,33 @@ final class FilterFactory {
     }
 
     /**
-     * Before 0.2 every application's prefix was {@code bg}. An application that has a name and
-     * sets no prefix would now start on new keys while the instances (or the other applications)
-     * still running the old release add to the old ones: each side would block the keys the other
-     * creates. So when Redis still holds this filter under {@code bg}, startup stops and asks for
+     * An application without {@code spring.application.name} keeps its filters under {@code bg};
+     * with a name and no {@code key-prefix}, under {@code bg:<name>}. An application that gains a
+     * name would start on new keys while its instances still running without one (or other
+     * applications without a name) add to the old ones: each side would block the keys the other
+     * creates. So when Redis already holds this filter under {@code bg}, startup stops and asks for
      * a choice. A Redis that cannot be asked (down at startup) is not taken as an answer either
      * way: the filter starts on the new prefix, unloaded and so blocking nothing until it is loaded.
      */
-    private static void refuseToLeaveEarlierPrefix(BitmapStore store, String name, FilterGeometry geometry,
+    private static void refuseToLeaveUnnamedPrefix(BitmapStore store, String name, FilterGeometry geometry,
             KeyType keyType, String keyPrefix) {
-        FilterKeys earlier = FilterKeys.of(BloomGuardProperties.DEFAULT_KEY_PREFIX, name, geometry, keyType);
+        FilterKeys unnamed = FilterKeys.of(BloomGuardProperties.DEFAULT_KEY_PREFIX, name, geometry, keyType);
         boolean present;
         try {
-            present = store.length(earlier.live()) > 0 || !store.hashGetAll(earlier.meta()).isEmpty();
+            present = store.length(unnamed.live()) > 0 || !store.hashGetAll(unnamed.meta()).isEmpty();
         }
         catch (RuntimeException ex) {
-            log.warn("Filter '{}': could not ask Redis whether it holds the filter under the prefix '{}' of earlier"
-                    + " releases ({}); using '{}'", name, BloomGuardProperties.DEFAULT_KEY_PREFIX, ex.getMessage(),
-                    keyPrefix);
+            log.warn("Filter '{}': could not ask Redis whether it holds the filter under the prefix '{}' of an"
+                    + " application without a name ({}); using '{}'", name, BloomGuardProperties.DEFAULT_KEY_PREFIX,
+                    ex.getMessage(), keyPrefix);
             return;
         }
         if (present) {
             throw new BloomGuardConfigurationException("bloom-guard.key-prefix is not set, so filter '" + name
                     + "' would use the default '" + keyPrefix + "' (bg and spring.application.name), but Redis holds it"
-                    + " under '" + BloomGuardProperties.DEFAULT_KEY_PREFIX + "', the prefix of every application before"
-                    + " 0.2. Instances or applications still using it would add keys this one never sees. Set"
+                    + " under '" + BloomGuardProperties.DEFAULT_KEY_PREFIX + "', the prefix of an application without"
+                    + " spring.application.name. Instances or applications still using it would add keys this one"
+                    + " never sees. Set"
                     + " bloom-guard.key-prefix=" + BloomGuardProperties.DEFAULT_KEY_PREFIX + " to keep the filter, or"
                     + " bloom-guard.key-prefix=" + keyPrefix + " once everything that shares it moves together");
         }

@@ -100,9 +100,12 @@ final class FilterSettingsValidator {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
                         + ".audit.sample-rate (" + audit.getSampleRate() + ") must be in [0, 1]; 0 turns the audit off");
             }
-            if (audit.getRebuildCooldown() == null || audit.getRebuildCooldown().isNegative()) {
+            // Zero would let each false negative the audit finds ask for another full rebuild: a chain.
+            if (audit.getRebuildCooldown() == null || audit.getRebuildCooldown().isNegative()
+                    || audit.getRebuildCooldown().isZero()) {
                 throw new BloomGuardConfigurationException("bloom-guard.filters." + entry.getKey()
-                        + ".audit.rebuild-cooldown (" + audit.getRebuildCooldown() + ") must not be negative");
+                        + ".audit.rebuild-cooldown (" + audit.getRebuildCooldown() + ") must be positive: the audit"
+                        + " asks for a full rebuild of the filter at most once per cooldown");
             }
             BloomGuardProperties.Bypass bypass = entry.getValue().getBypass();
             if (bypass.getMaxRate() != null && !(bypass.getMaxRate() > 0 && bypass.getMaxRate() < Double.POSITIVE_INFINITY)) {

@@ -49,10 +49,10 @@ final class CallKeys {
             if (value == result) {
                 throw keyFailed(put.method(), put.filter(), ex);
             }
-            // Before 0.2 #result was the Optional itself ("#result.get().id"): still honoured, with a warning.
+            // An expression written for the Optional itself ("#result.get().id"): honoured, with a warning.
             key = resolve(put.key(), target, arguments, result, put.method(), put.filter());
-            log.warn("@BloomPut on {}: #result is the Optional's value now; write the key without .get()",
-                    put.method());
+            log.warn("@BloomPut on {}: #result is the Optional's value, as in Spring's cache abstraction; write the"
+                    + " key without .get()", put.method());
         }
         return Keys.of(key, PUT, put.method(), put.filter());
     }

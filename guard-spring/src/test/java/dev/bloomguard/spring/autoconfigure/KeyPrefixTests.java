@@ -37,11 +37,11 @@ class KeyPrefixTests {
     }
 
     @Test
-    void anUpgradeThatWouldLeaveAFilterOfEarlierReleasesBehindStopsAtStartup() {
+    void anApplicationThatGainsANameWhileRedisHoldsItsFilterUnderTheUnnamedPrefixStopsAtStartup() {
         List<Long> keys = LongStream.rangeClosed(1, 500).boxed().toList();
-        // An instance of an earlier release: every application's prefix was bg.
+        // The application before it had a name: its prefix was bg (set here as it would default).
         runner.withPropertyValues("bloom-guard.key-prefix=bg", "bloom-guard.filters.legacy.expected-insertions=1000")
-                .run(earlier -> earlier.getBean(BloomFilterRegistry.class).filter("legacy").load(keys.stream()));
+                .run(unnamed -> unnamed.getBean(BloomFilterRegistry.class).filter("legacy").load(keys.stream()));
 
         runner.withPropertyValues("spring.application.name=upgraded", "bloom-guard.filters.legacy.expected-insertions=1000")
                 .run(StartupFailures.failsWith("filter 'legacy'", "bloom-guard.key-prefix=bg",

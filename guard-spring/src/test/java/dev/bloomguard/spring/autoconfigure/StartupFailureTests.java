@@ -428,13 +428,20 @@ class StartupFailureTests {
     }
 
     @Test
-    void failsOnAnAuditSampleRateOutsideZeroToOneOrANegativeCooldown() {
+    void failsOnAnAuditSampleRateOutsideZeroToOne() {
         runner.withPropertyValues("bloom-guard.filters.user.audit.sample-rate=1.5")
                 .run(failsWith("bloom-guard.filters.user.audit.sample-rate (1.5) must be in [0, 1]"));
         runner.withPropertyValues("bloom-guard.filters.user.audit.sample-rate=-0.1")
                 .run(failsWith("bloom-guard.filters.user.audit.sample-rate (-0.1) must be in [0, 1]"));
+    }
+
+    /** A cooldown of 0 would let every false negative the audit finds ask for another full rebuild. */
+    @Test
+    void failsOnAnAuditRebuildCooldownThatIsNotPositive() {
+        runner.withPropertyValues("bloom-guard.filters.user.audit.rebuild-cooldown=0s")
+                .run(failsWith("bloom-guard.filters.user.audit.rebuild-cooldown (PT0S) must be positive"));
         runner.withPropertyValues("bloom-guard.filters.user.audit.rebuild-cooldown=-1s")
-                .run(failsWith("bloom-guard.filters.user.audit.rebuild-cooldown (PT-1S) must not be negative"));
+                .run(failsWith("bloom-guard.filters.user.audit.rebuild-cooldown (PT-1S) must be positive"));
     }
 
     /** Puts the YAML test resource at {@code path} first among the context's property sources. */

@@ -219,11 +219,11 @@ class RebuildTests {
 
     /**
      * The fingerprint stored with the live bitmap is what tells a restarted instance that the
-     * filter came from its own query: a SQL filter keeps the value earlier releases stored, or
-     * an upgrade would reload every filter at once.
+     * filter came from its own query. It is part of the stored format, pinned here: a release that
+     * stored another value for the same query would make an upgrade reload every filter at once.
      */
     @Test
-    void theSqlSourceStoresTheFingerprintEarlierReleasesStored() {
+    void theSqlSourceStoresThePinnedFingerprintOfItsQuery() {
         try (ConfigurableApplicationContext context = GuardedApp.start(REDIS.port(), prefix(), TABLE, WARMUP_SQL)) {
             assertThat(context.getBean(BloomFilterRegistry.class).filter("user").liveSourceId())
                     .contains("sql:7a821ccbe84948d6");
