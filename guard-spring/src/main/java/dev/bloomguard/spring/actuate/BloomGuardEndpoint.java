@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -19,6 +20,7 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterState;
 import dev.bloomguard.core.FilterStatus;
+import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.mirror.MirrorStats;
@@ -163,7 +165,7 @@ public final class BloomGuardEndpoint {
                 warmer != null && warmer.isWarming(filter.name()),
                 warmer == null ? null : warmer.lastFailure(filter.name()).map(FailureDescriptor::of).orElse(null),
                 statuses.circuitState().orElse(null), filter.mirrorStats().orElse(null),
-                warmer == null ? null : warmer.sourceDescription(filter.name()).orElse(null));
+                warmer == null ? null : warmer.sourceDescription(filter.name()).orElse(null), filter.holds());
     }
 
     /** Every filter by name. */
@@ -192,12 +194,16 @@ public final class BloomGuardEndpoint {
      * @param mirror the local mirror's pages, memory and lookups, when the filter has one
      * @param source what the filter is loaded from ({@code warmup.sql}, or the key source bean's
      *     description), when anything loads it
+     * @param holds why this instance does not block a clear bit now, read at this request, not
+     *     cached: {@code PENDING_ADDS} (adds Redis refused are being retried), {@code FOREIGN_SOURCE}
+     *     (the live bitmap may come from another warmup query), {@code REWOUND} (Redis went back in
+     *     time); empty when none is held
      */
     public record FilterDescriptor(String name, FilterState state, GeometryDescriptor geometry, String key,
             Long bitCount, Double fillRatio, Double estimatedFpp, Long approximateCount, Instant liveSince,
             Long liveKeys, String loadedBy, String lockHolder, Instant statusReadAt, String instance,
             LoadDescriptor lastLoad, boolean warming, FailureDescriptor lastFailure, CircuitBreaker.State circuit,
-            MirrorStats mirror, String source) implements OperationResponseBody {
+            MirrorStats mirror, String source, Set<Hold> holds) implements OperationResponseBody {
     }
 
     /**

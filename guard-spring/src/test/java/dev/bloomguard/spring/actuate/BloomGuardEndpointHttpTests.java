@@ -30,7 +30,9 @@ import org.springframework.test.context.DynamicPropertySource;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.bloomguard.core.FilterGeometry;
+import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.LoadReport;
+import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.spring.AbstractServedApplicationTests;
 import dev.bloomguard.spring.BloomKeySource;
@@ -162,6 +164,31 @@ class BloomGuardEndpointHttpTests extends AbstractServedApplicationTests {
         finally {
             statuses.start();
         }
+    }
+
+    /** Issue 34: why an instance does not block is visible where operators look, not only in its answers. */
+    @Test
+    void showsTheReasonsThisInstanceHoldsNotToBlockAsTheyAreAtTheRequest() {
+        RedisBloomFilter filter = registry.filter("loaded");
+        filter.load(LongStream.rangeClosed(1, LOADED_KEYS).boxed());
+        long absent = LongStream.range(10L * LOADED_KEYS, 11L * LOADED_KEYS)
+                .filter(id -> filter.check(id) == Membership.ABSENT).findFirst().orElseThrow();
+        assertThat(get("/actuator/bloomguard/loaded").path("holds").isArray()).isTrue();
+        assertThat(get("/actuator/bloomguard/loaded").path("holds")).isEmpty();
+
+        filter.hold(Hold.PENDING_ADDS);
+        try {
+            JsonNode held = get("/actuator/bloomguard/loaded").path("holds");
+            assertThat(held).extracting(JsonNode::asText).containsExactly("PENDING_ADDS");
+            assertThat(get("/actuator/bloomguard").path("filters").path("loaded").path("holds"))
+                    .extracting(JsonNode::asText).containsExactly("PENDING_ADDS");
+            assertThat(filter.check(absent)).as("a clear bit while a reason is held").isEqualTo(Membership.NOT_READY);
+        }
+        finally {
+            filter.release(Hold.PENDING_ADDS);
+        }
+        assertThat(get("/actuator/bloomguard/loaded").path("holds")).isEmpty();
+        assertThat(filter.check(absent)).isEqualTo(Membership.ABSENT);
     }
 
     @Test
