@@ -7,6 +7,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -324,6 +325,14 @@ public class GuardedApp {
         if (source != Source.SQL) {
             // A bean source has no key column to read the key type from: declared, as the column is BIGINT.
             properties.add("bloom-guard.filters.user.key-type=integer");
+        }
+        if (Arrays.stream(extraProperties).noneMatch(extra -> extra.startsWith("bloom-guard.filters.user.bypass."))) {
+            // These instances are driven by loops that sweep thousands of ids while the filter
+            // cannot answer on purpose (suspended, not ready, Redis down), far above what it ever
+            // passed, to show that nothing present is blocked meanwhile; the default bypass
+            // budget would shed most of those calls. A test that configures the budget gets its
+            // defaults for the rest (RedisLostUnderAttackTests, and FloodTests over HTTP).
+            properties.add("bloom-guard.filters.user.bypass.when-exhausted=allow");
         }
         for (String extra : extraProperties) {
             // A bean's catch-up is its own: the SQL source's catch-up properties configure it.
