@@ -1,6 +1,7 @@
 package dev.bloomguard.core.upkeep;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.time.Duration;
 import java.util.List;
@@ -92,6 +93,19 @@ class RetriedAddsTests {
                     .filter(Membership.ABSENT::equals).count();
             assertThat(blocked).as("the filter still blocks what nobody added").isGreaterThan(950);
         }
+    }
+
+    @Test
+    void refusesSettingsThatCannotWork() {
+        assertThatIllegalArgumentException().isThrownBy(() -> RetriedAdds.builder(null))
+                .withMessageContaining("re-warm");
+        assertThatIllegalArgumentException().isThrownBy(() -> RetriedAdds.builder(filter -> rewarm).capacity(0))
+                .withMessageContaining("capacity (0)");
+        assertThatIllegalArgumentException().isThrownBy(() -> RetriedAdds.builder(filter -> rewarm).giveUpAfter(Duration.ZERO))
+                .withMessageContaining("give-up-after (PT0S)");
+        assertThatIllegalArgumentException().isThrownBy(() -> RetriedAdds.builder(filter -> rewarm)
+                .firstDelay(Duration.ofSeconds(2)).maxDelay(Duration.ofSeconds(1)).build())
+                .withMessageContaining("longest delay (PT1S)");
     }
 
     private final CompletableFuture<Object> rewarm = new CompletableFuture<>();
