@@ -31,7 +31,9 @@ import dev.bloomguard.core.rollout.FilterGenerations;
  * users.close();
  * }</pre>
  * What it does not do is the source's: loads, rebuilds and catch-up queries need the source of the
- * keys, which is the caller's.
+ * keys, which is the caller's. Nor does it see the caller's adds: one that Redis refused after its
+ * row committed goes to {@link RetriedAdds}, which retries it until it lands and keeps the filter
+ * from blocking meanwhile, as the starter does with its own ({@code WithoutSpringExampleTests}).
  */
 public final class FilterUpkeep implements AutoCloseable {
 

@@ -11,6 +11,7 @@ import org.springframework.aop.support.AopUtils;
 
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.filter.RedisBloomFilter;
+import dev.bloomguard.core.upkeep.RetriedAdds;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardConfigurationException;
 import dev.bloomguard.spring.metrics.GuardMetrics;
@@ -45,7 +46,7 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
 
     private final BloomOperationSource source;
     private final GuardDependencies dependencies;
-    private final PendingAdds pendingAdds;
+    private final RetriedAdds retriedAdds;
     private final SingleFlight flights = new SingleFlight();
     private final GuardChecks checks;
     private final MissRecorder misses;
@@ -75,18 +76,18 @@ public final class BloomGuardInterceptor implements MethodInterceptor {
             Function<RedisBloomFilter, CompletableFuture<?>> rewarm) {
         this.source = source;
         this.dependencies = new GuardDependencies(registry, metrics, observations);
-        this.pendingAdds = new PendingAdds(RETRY_FIRST_DELAY, RETRY_MAX_DELAY, RETRY_GIVE_UP_AFTER, RETRY_CAPACITY,
-                rewarm);
-        this.audit = new FalseNegativeAudit(dependencies, source.catalog(), pendingAdds, rewarm);
+        this.retriedAdds = RetriedAdds.builder(rewarm).firstDelay(RETRY_FIRST_DELAY).maxDelay(RETRY_MAX_DELAY)
+                .giveUpAfter(RETRY_GIVE_UP_AFTER).capacity(RETRY_CAPACITY).build();
+        this.audit = new FalseNegativeAudit(dependencies, source.catalog(), retriedAdds, rewarm);
         this.checks = new GuardChecks(dependencies, blockWhenUnavailable, audit,
                 new BypassBudgets(source.catalog()));
         this.misses = new MissRecorder(dependencies);
-        this.adds = new KeyAdds(dependencies, pendingAdds, flights);
+        this.adds = new KeyAdds(dependencies, retriedAdds, flights);
     }
 
     /** Stops retrying refused adds; called when the application context closes. */
     public void close() {
-        pendingAdds.close();
+        retriedAdds.close();
         audit.close();
     }
 

@@ -25,7 +25,7 @@ import org.springframework.core.Ordered;
  * the application's own configuration and after Boot's transaction auto-configuration.
  * An application that gives its transaction advice a lower precedence still than the default
  * leaves the add outside; such an add, if refused, is retried and never blocks the row on this
- * instance (see {@code PendingAdds}).
+ * instance (see {@code RetriedAdds}).
  */
 public final class BloomPutAdvisor extends AbstractPointcutAdvisor {
 

@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.aop.ProxyMethodInvocation;
 
 import dev.bloomguard.core.filter.RedisBloomFilter;
+import dev.bloomguard.core.upkeep.RetriedAdds;
 import dev.bloomguard.spring.metrics.AuditResult;
 
 /**
@@ -50,7 +51,7 @@ final class FalseNegativeAudit implements AutoCloseable {
 
     private final GuardDependencies dependencies;
     private final BloomOperationSource.FilterCatalog catalog;
-    private final PendingAdds pendingAdds;
+    private final RetriedAdds retriedAdds;
     private final Function<RedisBloomFilter, CompletableFuture<?>> rebuild;
     private final Map<String, Double> rates = new ConcurrentHashMap<>();
     /** Per filter, when the audit last asked for a rebuild (nanoTime), absent before the first. */
@@ -58,10 +59,10 @@ final class FalseNegativeAudit implements AutoCloseable {
     private volatile ThreadPoolExecutor executor;
 
     FalseNegativeAudit(GuardDependencies dependencies, BloomOperationSource.FilterCatalog catalog,
-            PendingAdds pendingAdds, Function<RedisBloomFilter, CompletableFuture<?>> rebuild) {
+            RetriedAdds retriedAdds, Function<RedisBloomFilter, CompletableFuture<?>> rebuild) {
         this.dependencies = dependencies;
         this.catalog = catalog;
-        this.pendingAdds = pendingAdds;
+        this.retriedAdds = retriedAdds;
         this.rebuild = rebuild;
     }
 
@@ -152,7 +153,7 @@ final class FalseNegativeAudit implements AutoCloseable {
             added = true;
         }
         catch (RuntimeException ex) {
-            pendingAdds.retry(filter, keys);
+            retriedAdds.retry(filter, keys);
             added = false;
         }
         boolean rebuilding = askRebuild(guard.filter(), filter);

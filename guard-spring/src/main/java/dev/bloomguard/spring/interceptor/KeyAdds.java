@@ -11,12 +11,13 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.redis.BitmapStoreException;
+import dev.bloomguard.core.upkeep.RetriedAdds;
 import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.metrics.GuardObservations;
 
 /**
  * The add of {@code @BloomPut}, blocking or not: the key of the call's result into the filter,
- * counted and observed; a refused add handed to {@link PendingAdds} for retries, and failing
+ * counted and observed; a refused add handed to {@link RetriedAdds} for retries, and failing
  * the call when a transaction can still roll its row back; the keys' remembered misses
  * forgotten again once a thread-bound transaction commits. Knows nothing of the call itself,
  * so every return kind's handler shares it; the product's promise (a key that exists is never
@@ -29,12 +30,12 @@ final class KeyAdds {
     private static final Logger log = LoggerFactory.getLogger(BloomGuardInterceptor.class);
 
     private final GuardDependencies dependencies;
-    private final PendingAdds pendingAdds;
+    private final RetriedAdds retriedAdds;
     private final SingleFlight flights;
 
-    KeyAdds(GuardDependencies dependencies, PendingAdds pendingAdds, SingleFlight flights) {
+    KeyAdds(GuardDependencies dependencies, RetriedAdds retriedAdds, SingleFlight flights) {
         this.dependencies = dependencies;
-        this.pendingAdds = pendingAdds;
+        this.retriedAdds = retriedAdds;
         this.flights = flights;
     }
 
@@ -76,7 +77,7 @@ final class KeyAdds {
             observation.stop(GuardDependencies.ADDED, null);
         }
         catch (BitmapStoreException ex) {
-            pendingAdds.retry(filter, key instanceof List<?> batch ? batch : List.of(key));
+            retriedAdds.retry(filter, key instanceof List<?> batch ? batch : List.of(key));
             dependencies.metrics().recordAdd(put.filter(), keys, true);
             observation.stop(GuardDependencies.FAILED, ex);
             if (TransactionSynchronizationManager.isActualTransactionActive()) {
@@ -128,7 +129,7 @@ final class KeyAdds {
                             // Whether a transaction will roll the row back is not known here: fail the
                             // result so that one can, and keep the key so that a committed row is not
                             // blocked. First, so that nothing reported after it can skip it.
-                            pendingAdds.retry(filter, keys);
+                            retriedAdds.retry(filter, keys);
                         }
                         dependencies.metrics().recordAdd(put.filter(), keys.size(), error != null);
                         observation.stop(error == null ? GuardDependencies.ADDED : GuardDependencies.FAILED, error);

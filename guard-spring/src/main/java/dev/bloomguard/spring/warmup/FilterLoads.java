@@ -19,11 +19,11 @@ import dev.bloomguard.core.IncompleteLoadException;
 import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.filter.RedisBloomFilter;
+import dev.bloomguard.core.upkeep.Backoff;
 import dev.bloomguard.core.upkeep.FilterUpkeep;
 import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.metrics.LoadOutcome;
-import dev.bloomguard.spring.retry.Backoff;
 import dev.bloomguard.spring.warmup.FilterWarmer.Failure;
 import dev.bloomguard.spring.warmup.FilterWarmer.Task;
 

@@ -1,4 +1,4 @@
-package dev.bloomguard.spring.retry;
+package dev.bloomguard.core.upkeep;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

@@ -1,6 +1,7 @@
-package dev.bloomguard.spring.interceptor;
+package dev.bloomguard.core.upkeep;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.time.Duration;
 import java.util.List;
@@ -8,18 +9,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.filter.RedisBloomFilter;
-import dev.bloomguard.core.redis.LettuceBitmapStore;
-import dev.bloomguard.core.redis.LettuceConnections;
-import dev.bloomguard.spring.RealServers;
+import dev.bloomguard.core.redis.RealRedis;
 import dev.bloomguard.testsupport.Await;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
@@ -30,19 +29,18 @@ import io.lettuce.core.protocol.CommandType;
  * are refused while that re-warm runs must not be dropped: its source may have been read before
  * they committed.
  */
-class PendingAddsTests {
+class RetriedAddsTests {
+
+    @RegisterExtension
+    static final RealRedis REDIS = new RealRedis();
 
     @Test
     void anAddRefusedWhileTheReWarmRunsIsRetriedOnceItIsLive() throws Exception {
-        String url = "redis://" + RealServers.redis().host() + ":" + RealServers.redis().port();
-        try (RedisClient client = RedisClient.create(url);
-                StatefulRedisConnection<String, String> admin = client.connect();
-                PendingAdds pending = new PendingAdds(Duration.ofMillis(50), Duration.ofMillis(200), Duration.ofMinutes(2),
-                        1, filter -> rewarm)) {
-            RedisBloomFilter filter = RedisBloomFilter.builder("pending-adds", FilterGeometry.of(10_000, 0.01),
-                    LettuceBitmapStore.create(LettuceConnections.of(client), Duration.ofSeconds(5))).build();
+        RedisCommands<byte[], byte[]> admin = REDIS.client().commands();
+        try (RetriedAdds pending = retriedAdds(1);
+                RedisBloomFilter filter = REDIS.filter(FilterGeometry.of(10_000, 0.01)).build()) {
             filter.load(LongStream.rangeClosed(1, 1_000).boxed());
-            admin.sync().configSet("min-replicas-to-write", "1");
+            admin.configSet("min-replicas-to-write", "1");
             try {
                 pending.retry(filter, List.of(2_001L, 2_002L)); // over capacity: gives up, asks for the re-warm
                 assertThat(filter.holds().contains(Hold.PENDING_ADDS)).isTrue();
@@ -50,7 +48,7 @@ class PendingAddsTests {
                 pending.retry(filter, List.of(2_003L));
             }
             finally {
-                admin.sync().configSet("min-replicas-to-write", "0");
+                admin.configSet("min-replicas-to-write", "0");
             }
             rewarm.complete(null); // the re-warm is live: without 2,003
 
@@ -71,17 +69,13 @@ class PendingAddsTests {
      */
     @Test
     void aRetryLandingAfterTheQueueGaveUpTakesNoKeyQueuedSinceOffTheQueue() throws Exception {
-        String url = "redis://" + RealServers.redis().host() + ":" + RealServers.redis().port();
-        try (RedisClient client = RedisClient.create(url);
-                StatefulRedisConnection<String, String> admin = client.connect();
-                PendingAdds pending = new PendingAdds(Duration.ofMillis(50), Duration.ofMillis(200), Duration.ofMinutes(2),
-                        2, filter -> rewarm)) {
-            RedisBloomFilter filter = RedisBloomFilter.builder("pending-adds-in-flight", FilterGeometry.of(10_000, 0.01),
-                    LettuceBitmapStore.create(LettuceConnections.of(client), Duration.ofSeconds(5))).build();
+        RedisCommands<byte[], byte[]> admin = REDIS.client().commands();
+        try (RetriedAdds pending = retriedAdds(2);
+                RedisBloomFilter filter = REDIS.filter(FilterGeometry.of(10_000, 0.01)).build()) {
             filter.load(LongStream.rangeClosed(1, 1_000).boxed());
             // Writes wait 1.5 s in Redis: the first retry is in flight meanwhile.
-            admin.sync().dispatch(CommandType.CLIENT, new StatusOutput<>(StringCodec.UTF8),
-                    new CommandArgs<>(StringCodec.UTF8).add("PAUSE").add(1_500).add("WRITE"));
+            admin.dispatch(CommandType.CLIENT, new StatusOutput<>(ByteArrayCodec.INSTANCE),
+                    new CommandArgs<>(ByteArrayCodec.INSTANCE).add("PAUSE").add(1_500).add("WRITE"));
             pending.retry(filter, List.of(3_001L));
             Thread.sleep(400);
             pending.retry(filter, List.of(3_002L, 3_003L)); // over capacity: gives up, asks for the re-warm
@@ -101,5 +95,23 @@ class PendingAddsTests {
         }
     }
 
+    @Test
+    void refusesSettingsThatCannotWork() {
+        assertThatIllegalArgumentException().isThrownBy(() -> RetriedAdds.builder(null))
+                .withMessageContaining("re-warm");
+        assertThatIllegalArgumentException().isThrownBy(() -> RetriedAdds.builder(filter -> rewarm).capacity(0))
+                .withMessageContaining("capacity (0)");
+        assertThatIllegalArgumentException().isThrownBy(() -> RetriedAdds.builder(filter -> rewarm).giveUpAfter(Duration.ZERO))
+                .withMessageContaining("give-up-after (PT0S)");
+        assertThatIllegalArgumentException().isThrownBy(() -> RetriedAdds.builder(filter -> rewarm)
+                .firstDelay(Duration.ofSeconds(2)).maxDelay(Duration.ofSeconds(1)).build())
+                .withMessageContaining("longest delay (PT1S)");
+    }
+
     private final CompletableFuture<Object> rewarm = new CompletableFuture<>();
+
+    private RetriedAdds retriedAdds(int capacity) {
+        return RetriedAdds.builder(filter -> rewarm).firstDelay(Duration.ofMillis(50)).maxDelay(Duration.ofMillis(200))
+                .giveUpAfter(Duration.ofMinutes(2)).capacity(capacity).build();
+    }
 }

@@ -1,4 +1,4 @@
-package dev.bloomguard.spring.interceptor;
+package dev.bloomguard.core.upkeep;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +19,6 @@ import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.filter.RedisBloomFilter;
-import dev.bloomguard.spring.retry.Backoff;
 
 /**
  * Adds that Redis refused after their rows may already have committed. Each is retried in the
@@ -27,14 +26,19 @@ import dev.bloomguard.spring.retry.Backoff;
  * {@link Hold#PENDING_ADDS} on this instance, so it does not block: an "absent" answer might be
  * the key whose add is still on its way.
  *
+ * <p>The Spring starter hands every add it cannot roll back to one of these. Without Spring, a
+ * caller that catches a refused add whose row has committed hands it over the same way and gets
+ * the same hold and retries (the README's "Without Spring" example). The re-warm that stands in
+ * for adds that cannot be kept is the caller's, as the source of the keys is.
+ *
  * <p>The one thing easy to get wrong: a refused add must never simply be reported and
  * forgotten. If it cannot be kept (more than {@code capacity} keys waiting for one filter) or
  * keeps failing for {@code giveUpAfter}, the waiting keys are dropped only in favour of a re-warm
  * of the whole filter from its source, and the filter stays unblocking here until that load is done.
  */
-final class PendingAdds implements AutoCloseable {
+public final class RetriedAdds implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(PendingAdds.class);
+    private static final Logger log = LoggerFactory.getLogger(RetriedAdds.class);
 
     /** How long a retry waits: doubling from the first delay, jittered. */
     private final Backoff backoff;
@@ -44,23 +48,36 @@ final class PendingAdds implements AutoCloseable {
     private final Map<String, Waiting> waiting = new ConcurrentHashMap<>();
     private volatile ScheduledExecutorService scheduler;
 
-    /**
-     * @param rewarm reloads a filter whose waiting adds could not be kept; completes when the load is live
-     */
-    PendingAdds(Duration firstDelay, Duration maxDelay, Duration giveUpAfter, int capacity,
-            Function<RedisBloomFilter, CompletableFuture<?>> rewarm) {
-        this.backoff = Backoff.of(firstDelay, maxDelay);
-        this.giveUpAfter = giveUpAfter;
-        this.capacity = capacity;
-        this.rewarm = rewarm;
+    private RetriedAdds(Builder builder) {
+        this.backoff = Backoff.of(builder.firstDelay, builder.maxDelay);
+        this.giveUpAfter = builder.giveUpAfter;
+        this.capacity = builder.capacity;
+        this.rewarm = builder.rewarm;
     }
 
-    /** Keeps {@code keys} of {@code filter} and retries them until they land. */
-    void retry(RedisBloomFilter filter, List<?> keys) {
+    /**
+     * The retries of refused adds, with their defaults: see {@link Builder}.
+     *
+     * @param rewarm reloads a filter whose waiting adds could not be kept from its source; the
+     *        future completes once the load is live
+     */
+    public static Builder builder(Function<RedisBloomFilter, CompletableFuture<?>> rewarm) {
+        if (rewarm == null) {
+            throw new IllegalArgumentException("the re-warm of filters whose refused adds cannot be kept must not be null");
+        }
+        return new Builder(rewarm);
+    }
+
+    /**
+     * Keeps {@code keys} of {@code filter}, whose add Redis refused, and retries them until they
+     * land; the filter does not block on this instance meanwhile.
+     */
+    public void retry(RedisBloomFilter filter, List<?> keys) {
         Waiting current = waiting.computeIfAbsent(filter.name(), name -> new Waiting(filter));
         current.offer(keys);
     }
 
+    /** Stops retrying, before the filters are closed; a filter still held stays so on this instance. */
     @Override
     public void close() {
         ScheduledExecutorService current = scheduler;
@@ -76,7 +93,7 @@ final class PendingAdds implements AutoCloseable {
                 current = scheduler;
                 if (current == null) {
                     current = Executors.newSingleThreadScheduledExecutor(task -> {
-                        Thread thread = new Thread(task, "bloomguard-pending-adds");
+                        Thread thread = new Thread(task, "bloomguard-retried-adds");
                         thread.setDaemon(true);
                         return thread;
                     });
@@ -255,6 +272,60 @@ final class PendingAdds implements AutoCloseable {
                     }, giveUpAfter.toMillis(), TimeUnit.MILLISECONDS);
                 }
             });
+        }
+    }
+
+    /**
+     * The settings of {@link RetriedAdds}, each with its default: a refused add is retried after
+     * 100 ms, then twice as late each time up to 5 s, so that once Redis takes writes again a
+     * committed key reaches the filter within 5 s; after 2 minutes of refusals, or with more than
+     * 100,000 keys waiting for one filter, the filter is re-warmed from its source instead.
+     */
+    public static final class Builder {
+
+        private final Function<RedisBloomFilter, CompletableFuture<?>> rewarm;
+        private Duration firstDelay = Duration.ofMillis(100);
+        private Duration maxDelay = Duration.ofSeconds(5);
+        private Duration giveUpAfter = Duration.ofMinutes(2);
+        private int capacity = 100_000;
+
+        private Builder(Function<RedisBloomFilter, CompletableFuture<?>> rewarm) {
+            this.rewarm = rewarm;
+        }
+
+        /** The wait before the first retry (default 100 ms); each next one doubles, jittered. */
+        public Builder firstDelay(Duration firstDelay) {
+            this.firstDelay = firstDelay;
+            return this;
+        }
+
+        /** The longest wait between two retries (default 5 s): once Redis takes writes, a key lands within it. */
+        public Builder maxDelay(Duration maxDelay) {
+            this.maxDelay = maxDelay;
+            return this;
+        }
+
+        /** How long adds may keep failing before a re-warm stands in for them (default 2 minutes). */
+        public Builder giveUpAfter(Duration giveUpAfter) {
+            if (giveUpAfter == null || giveUpAfter.isNegative() || giveUpAfter.isZero()) {
+                throw new IllegalArgumentException("give-up-after (" + giveUpAfter + ") must be positive");
+            }
+            this.giveUpAfter = giveUpAfter;
+            return this;
+        }
+
+        /** How many keys may wait for one filter before a re-warm stands in for them (default 100,000). */
+        public Builder capacity(int capacity) {
+            if (capacity < 1) {
+                throw new IllegalArgumentException("capacity (" + capacity + ") must be at least 1");
+            }
+            this.capacity = capacity;
+            return this;
+        }
+
+        /** The retries, with no thread until an add is refused; the delays are checked here. */
+        public RetriedAdds build() {
+            return new RetriedAdds(this);
         }
     }
 }

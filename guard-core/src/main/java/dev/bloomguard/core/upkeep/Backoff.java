@@ -1,4 +1,4 @@
-package dev.bloomguard.spring.retry;
+package dev.bloomguard.core.upkeep;
 
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
