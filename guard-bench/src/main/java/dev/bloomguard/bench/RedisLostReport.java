@@ -94,12 +94,12 @@ final class RedisLostReport {
         text.append(String.format(Locale.ROOT, "The demo's own jar (H2 database of %,d users) runs three times side by side,"
                 + " each on a `redis-server` the benchmark starts, and the instances take turns under the same traffic: %d"
                 + " attacker threads send random absent ids as fast as they are answered while %d real users look up"
-                + " existing ids, one every %d ms each; after %d s with Redis up (past %d s not counted), Redis is stopped"
-                + " for %d s, then started again empty and the guarded demos re-warm before the next round. Each figure is"
+                + " existing ids, one every %d ms each; after %d s of traffic not counted and %d s with Redis up, Redis is"
+                + " stopped for %d s, then started again empty and the guarded demos re-warm before the next round. Each figure is"
                 + " the median of %d rounds, after one not counted, with [min–max]; the real users' success is the share"
                 + " of their lookups answered 200, a 503 (shed) or any error counting against it.",
                 UnderAttackScenario.USERS, settings.attackThreads(), settings.realThreads(), settings.realPauseMillis(),
-                settings.upMillis() / 1000, settings.settleMillis() / 1000, settings.downMillis() / 1000,
+                settings.settleMillis() / 1000, settings.upMillis() / 1000, settings.downMillis() / 1000,
                 settings.rounds()))
                 .append(String.format(Locale.ROOT, " Once Redis is gone the guard failing open lets the whole attack"
                         + " through (%,.0f database queries/s, against %,.0f without any guard), while the budget holds the"
