@@ -45,8 +45,9 @@ import io.lettuce.core.api.StatefulRedisConnection;
  *
  * <p>{@code --quick} (the default) finishes in a few minutes on 2 cores; {@code --full} runs
  * longer rounds. {@code --runs N} (N odd) runs the whole suite N times, each in its own JVM, and
- * judges every target on the median run ({@link SuiteRuns}). {@code --only under-attack} runs that
- * scenario alone and replaces only its section and target rows in the existing file. What follows
+ * judges every target on the median run ({@link SuiteRuns}). {@code --only under-attack} (or
+ * {@code --only redis-lost}) runs that scenario alone and replaces only its section and target rows
+ * in the existing file. What follows
  * the "Total run time" line of the existing file was written by hand and is kept.
  *
  * <p>Each section comes from its own {@code ...Scenario} class, called here in the order the
@@ -79,10 +80,17 @@ public final class BenchmarkSuite {
         }
         if (only >= 0) {
             String scenario = only + 1 < arguments.size() ? arguments.get(only + 1) : "";
-            if (!scenario.equals(UnderAttackScenario.MARKER)) {
-                throw new IllegalArgumentException("--only (" + scenario + ") must be " + UnderAttackScenario.MARKER);
+            BenchmarkSuite suite = new BenchmarkSuite(settings, docs);
+            if (scenario.equals(UnderAttackScenario.MARKER)) {
+                suite.underAttackAlone();
             }
-            new BenchmarkSuite(settings, docs).underAttackAlone();
+            else if (scenario.equals(RedisLostScenario.MARKER)) {
+                suite.redisLostAlone();
+            }
+            else {
+                throw new IllegalArgumentException("--only (" + scenario + ") must be " + UnderAttackScenario.MARKER + " or "
+                        + RedisLostScenario.MARKER);
+            }
             return;
         }
         if (runs > 1) {
@@ -212,6 +220,7 @@ public final class BenchmarkSuite {
         new GuardOverheadScenario(settings, report).run();
         new EndToEndScenario(settings, report).run();
         underAttack();
+        redisLost();
         report.append("\nTotal run time: ").append(Duration.ofNanos(System.nanoTime() - started).toSeconds())
                 .append(" s.\n");
         write(docs, report.document());
@@ -253,5 +262,31 @@ public final class BenchmarkSuite {
         Files.writeString(file, ReportSections.targets(document, UnderAttackReport.TARGET_PREFIX, result.targets()));
         result.targets().forEach(row -> log("Target: %s: %s (%s)", row.name(), row.measured(), row.met() ? "met" : "not met"));
         log("Wrote the under-attack section of %s", file.toAbsolutePath());
+    }
+
+    private RedisLostReport redisLostReport() throws Exception {
+        RedisLostScenario.Settings lost = settings.name().equals("full")
+                ? new RedisLostScenario.Settings(5, 1_000, 5_000, 10_000, 2, 20, 6)
+                : new RedisLostScenario.Settings(2, 1_000, 3_000, 5_000, 2, 20, 6);
+        RedisLostReport result = new RedisLostReport(lost, new RedisLostScenario(DemoProcess.JAR, lost).run());
+        result.chart(docs);
+        return result;
+    }
+
+    private void redisLost() throws Exception {
+        RedisLostReport result = redisLostReport();
+        report.append(result.section(false)).append('\n');
+        report.targets(result.targets());
+    }
+
+    /** {@code --only redis-lost}: replaces that section and its target in the existing file. */
+    private void redisLostAlone() throws Exception {
+        RedisLostReport result = redisLostReport();
+        Path file = docs.resolve("benchmarks.md");
+        String document = Files.exists(file) ? Files.readString(file) : "# Benchmarks\n";
+        document = ReportSections.splice(document, RedisLostScenario.MARKER, result.section(true));
+        Files.writeString(file, ReportSections.targets(document, RedisLostReport.TARGET_PREFIX, result.targets()));
+        result.targets().forEach(row -> log("Target: %s: %s (%s)", row.name(), row.measured(), row.met() ? "met" : "not met"));
+        log("Wrote the redis-lost section of %s", file.toAbsolutePath());
     }
 }

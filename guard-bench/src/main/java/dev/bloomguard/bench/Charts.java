@@ -118,6 +118,68 @@ final class Charts {
         write(image, file);
     }
 
+    /**
+     * One panel of {@link #groupedPanels}: a quantity, its unit, per group one value per series,
+     * and the top of its axis ({@code 0}: chosen from the values; e.g. 100 for a percentage).
+     */
+    record GroupedPanel(String title, String unit, double[][] values, double ceiling) {
+    }
+
+    /**
+     * Panels side by side, each its own linear axis from zero, with a group of bars per label (e.g.
+     * a configuration), one bar per series in the same colour in every group (e.g. before and
+     * after an event): for quantities of different units measured on the same configurations in
+     * several conditions.
+     */
+    static void groupedPanels(Path file, String title, List<String> groups, List<String> seriesNames,
+            List<GroupedPanel> panels) throws IOException {
+        BufferedImage image = canvas();
+        Graphics2D g = graphics(image);
+        title(g, title);
+        int top = 60 + 18 * seriesNames.size();
+        int bottom = HEIGHT - 50;
+        int panelWidth = (WIDTH - 40) / panels.size();
+        for (int p = 0; p < panels.size(); p++) {
+            GroupedPanel panel = panels.get(p);
+            int left = 20 + p * panelWidth + 50;
+            int right = 20 + (p + 1) * panelWidth - 20;
+            double max = Arrays.stream(panel.values()).flatMapToDouble(Arrays::stream).max().orElse(1);
+            double scale = panel.ceiling() > 0 ? panel.ceiling() : 4 * niceCeiling(max * 1.1 / 4);
+            g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
+            g.setColor(Color.BLACK);
+            g.drawString(panel.title() + " (" + panel.unit() + ")", left - 40, top - 12);
+            g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+            for (int tick = 0; tick <= 4; tick++) {
+                int y = bottom - (int) (tick / 4.0 * (bottom - top));
+                g.setColor(new Color(0xdddddd));
+                g.drawLine(left, y, right, y);
+                g.setColor(Color.DARK_GRAY);
+                g.drawString(format(scale * tick / 4), left - 45, y + 4);
+            }
+            int slot = (right - left) / groups.size();
+            int barWidth = slot * 3 / 4 / seriesNames.size();
+            for (int i = 0; i < groups.size(); i++) {
+                int x0 = left + i * slot + slot / 8;
+                for (int s = 0; s < seriesNames.size(); s++) {
+                    double value = panel.values()[i][s];
+                    int height = (int) (Math.min(scale, Math.max(0, value)) / scale * (bottom - top));
+                    int x = x0 + s * barWidth;
+                    g.setColor(SERIES[s % SERIES.length]);
+                    g.fillRect(x, bottom - Math.max(1, height), barWidth - 2, Math.max(1, height));
+                    g.setColor(Color.BLACK);
+                    g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+                    g.drawString(format(value), x, bottom - Math.max(1, height) - 4);
+                }
+                g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+                g.setColor(Color.BLACK);
+                int width = g.getFontMetrics().stringWidth(groups.get(i));
+                g.drawString(groups.get(i), left + i * slot + (slot - width) / 2, bottom + 18);
+            }
+        }
+        legend(g, seriesNames, 20, 40);
+        write(image, file);
+    }
+
     /** The smallest 1, 2, 2.5 or 5 × 10^n at least {@code value}: a tick step a reader can add up. */
     static double niceCeiling(double value) {
         if (!(value > 0)) {
