@@ -7,7 +7,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -32,10 +31,13 @@ import io.netty.channel.EventLoopGroup;
  *
  * <p>A deadline counts the process's running time, not the wall clock's: time the process spent
  * paused ({@link InstancePauses}: stopped, collecting garbage, starved of CPU) while a call was
- * in flight is added to its deadline, up to {@link #MAX_PAUSE_ALLOWANCE}, and a reply that
+ * in flight is added to its deadline, up to {@link CallDeadline#MAX_PAUSE_ALLOWANCE}, and a reply that
  * arrived meanwhile is taken, not cancelled. So a stalled instance neither fails its checks open
  * nor opens the breaker: both measure Redis. A call on a Redis that does not answer still fails
  * after its timeout of running time, as before.
+ *
+ * <p>Size (just over 300 lines): the blocking and the asynchronous forms of one call path, kept
+ * side by side so that they classify failures the same way; the deadline is {@link CallDeadline}.
  */
 final class RedisCalls {
 
@@ -50,22 +52,6 @@ final class RedisCalls {
         thread.setDaemon(true);
         return thread;
     });
-
-    /**
-     * Checks asynchronous calls' deadlines: one daemon thread, as the JDK's own for
-     * {@code orTimeout}, whose tasks only look at a clock and complete a future.
-     */
-    private static final ScheduledThreadPoolExecutor DEADLINES = new ScheduledThreadPoolExecutor(1, runnable -> {
-        Thread thread = new Thread(runnable, "bloomguard-redis-deadline");
-        thread.setDaemon(true);
-        return thread;
-    });
-
-    /**
-     * The most a call waits beyond its timeout for time the process spent paused: a longer pause
-     * is an outage of the instance's own, and the calls in flight during it fail.
-     */
-    static final Duration MAX_PAUSE_ALLOWANCE = Duration.ofSeconds(1);
 
     private final LettuceConnections connections;
     private final CircuitBreaker breaker;
@@ -107,9 +93,10 @@ final class RedisCalls {
         if (!breaker.tryAcquire()) {
             throw new BitmapStoreException(name + " not sent: the circuit to Redis is open after failures in a row or too many failed or slow calls", null);
         }
-        Deadline deadline = new Deadline(pauses, timeout);
+        CallDeadline deadline = new CallDeadline(pauses, timeout);
         try {
             T result = withCommands(timeout, commands -> {
+                deadline.sentOn(connectionOf(commands));
                 Object last = null;
                 for (RedisFuture<?> reply : send.apply(commands)) {
                     last = await(reply, deadline, timeout, name);
@@ -146,7 +133,7 @@ final class RedisCalls {
             Function<RedisClusterAsyncCommands<byte[], byte[]>, List<? extends RedisFuture<?>>> send) {
         if (!connections.isShared()) {
             CompletableFuture<T> pooled = CompletableFuture.<T>supplyAsync(() -> call(name, timeout, send), WORKERS);
-            watch(pooled, new Deadline(pauses, timeout));
+            new CallDeadline(pauses, timeout).watch(pooled);
             return pooled.exceptionallyComposeAsync(error -> CompletableFuture.failedFuture(unwrap(error) instanceof TimeoutException
                     ? new BitmapStoreException(name + " did not answer within " + timeout, unwrap(error)) : unwrap(error)),
                     WORKERS);
@@ -155,9 +142,10 @@ final class RedisCalls {
             return CompletableFuture.failedFuture(
                     new BitmapStoreException(name + " not sent: the circuit to Redis is open after failures in a row or too many failed or slow calls", null));
         }
-        Deadline deadline = new Deadline(pauses, timeout);
+        CallDeadline deadline = new CallDeadline(pauses, timeout);
         AtomicReference<List<? extends RedisFuture<?>>> sent = new AtomicReference<>(List.of());
         CompletableFuture<T> replies = sharedConnection().thenCompose(commands -> {
+            deadline.sentOn(connectionOf(commands));
             List<? extends RedisFuture<?>> futures = send.apply(watched(commands));
             sent.set(futures);
             if (futures.size() == 1) {
@@ -167,7 +155,7 @@ final class RedisCalls {
                     .toArray(CompletableFuture[]::new);
             return CompletableFuture.allOf(all).thenApply(done -> (T) all[all.length - 1].join());
         });
-        watch(replies, deadline);
+        deadline.watch(replies);
         CompletableFuture<T> result = new CompletableFuture<>();
         replies.whenComplete((value, error) -> {
             if (error == null) {
@@ -277,11 +265,17 @@ final class RedisCalls {
 
     /** True for a connection its owner has closed (reset or shut down), false for one that is merely reconnecting. */
     private static boolean closedForGood(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+        RedisChannelHandler<?, ?> connection = connectionOf(commands);
+        return connection != null && connection.isClosed();
+    }
+
+    /** The connection {@code commands} are written to, or null for a kind of commands not known here. */
+    private static RedisChannelHandler<?, ?> connectionOf(RedisClusterAsyncCommands<byte[], byte[]> commands) {
         Object connection = commands instanceof RedisAsyncCommands<byte[], byte[]> standalone
                 ? standalone.getStatefulConnection()
                 : commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster
                         ? cluster.getStatefulConnection() : null;
-        return connection instanceof RedisChannelHandler<?, ?> handler && handler.isClosed();
+        return connection instanceof RedisChannelHandler<?, ?> handler ? handler : null;
     }
 
     private static void giveBack(LettuceConnections.Lease lease) {
@@ -297,7 +291,7 @@ final class RedisCalls {
      * The reply, once it came; at the deadline, a reply already there is taken rather than
      * cancelled, and the wait goes on for as long as the process was paused meanwhile.
      */
-    private static Object await(RedisFuture<?> reply, Deadline deadline, Duration timeout, String name) {
+    private static Object await(RedisFuture<?> reply, CallDeadline deadline, Duration timeout, String name) {
         try {
             while (true) {
                 try {
@@ -319,58 +313,6 @@ final class RedisCalls {
             Thread.currentThread().interrupt();
             reply.cancel(false);
             throw new BitmapStoreException(name + " was interrupted", ex);
-        }
-    }
-
-    /**
-     * Fails {@code replies} with a {@link TimeoutException} once {@code deadline} has passed, as
-     * {@code orTimeout} does on the wall clock; on time the process spent paused, it looks again later.
-     */
-    private static void watch(CompletableFuture<?> replies, Deadline deadline) {
-        DEADLINES.schedule(() -> {
-            if (replies.isDone()) {
-                return;
-            }
-            if (deadline.passed(System.nanoTime())) {
-                replies.completeExceptionally(new TimeoutException());
-            }
-            else {
-                watch(replies, deadline);
-            }
-        }, Math.max(0, deadline.remainingNanos(System.nanoTime())), TimeUnit.NANOSECONDS);
-    }
-
-    /**
-     * One call's deadline on the process's running time: {@code timeout} after it began, not
-     * counting what {@link InstancePauses} saw, and never more than {@link #MAX_PAUSE_ALLOWANCE}
-     * beyond the timeout on the wall clock.
-     */
-    private static final class Deadline {
-
-        private final InstancePauses pauses;
-        private final long started;
-        private final long pausedBefore;
-        private final long timeoutNanos;
-
-        Deadline(InstancePauses pauses, Duration timeout) {
-            this.pauses = pauses;
-            this.started = System.nanoTime();
-            this.pausedBefore = pauses.pausedNanos(started);
-            this.timeoutNanos = timeout.toNanos();
-        }
-
-        /** How long the call has taken by {@code now}, the process's pauses left out. */
-        long runningNanos(long now) {
-            return Math.max(0, now - started - (pauses.pausedNanos(now) - pausedBefore));
-        }
-
-        long remainingNanos(long now) {
-            long wallLeft = started + timeoutNanos + MAX_PAUSE_ALLOWANCE.toNanos() - now;
-            return Math.min(timeoutNanos - runningNanos(now), wallLeft);
-        }
-
-        boolean passed(long now) {
-            return remainingNanos(now) <= 0;
         }
     }
 }

@@ -35,6 +35,10 @@ import dev.bloomguard.core.filter.RedisBloomFilter;
  * forgotten. If it cannot be kept (more than {@code capacity} keys waiting for one filter) or
  * keeps failing for {@code giveUpAfter}, the waiting keys are dropped only in favour of a re-warm
  * of the whole filter from its source, and the filter stays unblocking here until that load is done.
+ *
+ * <p>Size (over 300 lines): its builder and a per-filter queue whose in-flight batch is tracked by
+ * identity (issue 34); the queue is the one piece of state every retry, give-up and re-warm
+ * reads, so it stays beside them.
  */
 public final class RetriedAdds implements AutoCloseable {
 
