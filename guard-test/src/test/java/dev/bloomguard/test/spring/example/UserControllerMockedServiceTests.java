@@ -18,7 +18,7 @@ import dev.bloomguard.spring.web.BloomGuardRejectedExceptionHandler;
  * controller alone: a rejection the mock throws is still the application's 404, because the
  * starter's Spring MVC auto-configuration is part of every {@code @WebMvcTest}, as the advice would
  * be were it the application's own. Spring Boot 3's {@code @WebMvcTest}; compat/boot4-starter-tests
- * leaves this class out (Spring Boot 4 moved it to spring-boot-webmvc-test).
+ * runs this class with Spring Boot 4's (spring-boot-webmvc-test), the one import changed.
  */
 @WebMvcTest(UserController.class)
 class UserControllerMockedServiceTests {

@@ -17,8 +17,8 @@ import dev.bloomguard.test.spring.BloomGuardTester;
  * The documentation's web slice: the controller under {@code @WebMvcTest}, the real (imported)
  * service behind it, the filters in memory. The 404 is the starter's, for the rejection the tester
  * counted: the controller has no error handling of its own. Spring Boot 3's {@code @WebMvcTest};
- * Spring Boot 4 moved it to another package (spring-boot-webmvc-test), so compat/boot4-starter-tests
- * leaves this class out.
+ * Spring Boot 4 moved it to another package (spring-boot-webmvc-test), and compat/boot4-starter-tests
+ * runs this class with that one import changed.
  */
 @WebMvcTest(controllers = UserController.class)
 @Import(UserService.class)
