@@ -151,6 +151,7 @@ class GuardedCallsTests {
         assertThat(userImplementation.calls() - before).isEqualTo(20_000);
     }
 
+    @BootIndependent
     @Test
     void blocksAbsentKeysWithoutCallingTheRepositoryAtTheConfiguredRate() {
         int before = userImplementation.calls();

@@ -79,6 +79,8 @@ public final class History implements AutoCloseable {
     /** The rows whose add returned: known to every generation. */
     final Set<Long> committed = new TreeSet<>();
     private final boolean twoGenerations;
+    /** Whether instance 0 blocks absent keys at the end: not while a fleet runs two key types. */
+    private final boolean blocksAtTheEnd;
     /** Every key and its value (DUMP) and time to live at the last snapshot, by node; null before one. */
     private List<Map<byte[], Object[]>> snapshot;
     /** Redis went back in time, and no rewind check of every instance has run since. */
@@ -93,6 +95,7 @@ public final class History implements AutoCloseable {
     private History(HistoryRedis redis, Variant variant) {
         this.redis = redis;
         this.twoGenerations = variant != Variant.ONE_CONFIGURATION;
+        this.blocksAtTheEnd = variant.blocksDuringTheChange();
         this.geometry = geometry(redis, 2_000);
         redis.configSet("min-replicas-to-write", "0");
         redis.flushAll();
@@ -308,8 +311,10 @@ public final class History implements AutoCloseable {
         refuseWrites(false);
         long blocked = 0;
         // A rollout may need a heartbeat round after a load before a generation answers again
-        // (one found left unwritten after Redis went back in time): a few rounds at most.
-        for (int round = 0; round < 4 && blocked < 180; round++) {
+        // (one found left unwritten after Redis went back in time): a few rounds at most, and one
+        // where no round would make instance 0 block (a fleet of two key types never does).
+        int rounds = blocksAtTheEnd ? 4 : 1;
+        for (int round = 0; round < rounds && blocked < 180; round++) {
             upkeep();
             sleep(RETENTION.plus(HEARTBEAT));
             load(0);

@@ -38,6 +38,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomGuard;
+import dev.bloomguard.spring.BootIndependent;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.testsupport.ProcessStops;
 import io.micrometer.core.instrument.Counter;
@@ -122,6 +123,7 @@ class FloodTests {
         }
     }
 
+    @BootIndependent
     @Test
     void aStalledInstanceIsNotAnOutage() throws Exception {
         Flood flood = Flood.start(port(), ATTACKERS);

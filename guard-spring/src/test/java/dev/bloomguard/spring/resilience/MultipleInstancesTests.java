@@ -30,6 +30,7 @@ import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardRejectedException;
+import dev.bloomguard.spring.BootIndependent;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.testsupport.Await;
@@ -197,6 +198,7 @@ class MultipleInstancesTests {
         }
     }
 
+    @BootIndependent
     @ParameterizedTest
     @EnumSource(GuardedApp.Source.class)
     void checksAndAddsDuringSwapsSeeNoFalseNegative(GuardedApp.Source source) throws Exception {

@@ -35,6 +35,7 @@ import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
 import dev.bloomguard.spring.BloomGuardException;
 import dev.bloomguard.spring.BloomGuardRejectedException;
+import dev.bloomguard.spring.BootIndependent;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.testsupport.AbsentKeys;
@@ -352,6 +353,7 @@ class RedisOutageTests {
         }
     }
 
+    @BootIndependent
     @Test
     void loadingRedisAnswersNoCheckAndFailsNoCaller() throws Exception {
         try (ConfigurableApplicationContext context = start();
