@@ -1,8 +1,10 @@
 package dev.bloomguard.core.upkeep;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -12,6 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.filter.RedisBloomFilter;
+import dev.bloomguard.core.load.CatchUpTurn;
 import dev.bloomguard.core.rollout.FilterGenerations;
 
 /**
@@ -30,8 +33,9 @@ import dev.bloomguard.core.rollout.FilterGenerations;
  * upkeep.close();
  * users.close();
  * }</pre>
- * What it does not do is the source's: loads, rebuilds and catch-up queries need the source of the
- * keys, which is the caller's. Nor does it see the caller's adds: one that Redis refused after its
+ * Given a {@link CatchUp} (the caller's query of rows written since a time), it also adds, once an
+ * interval for the whole fleet, the rows written outside the filter's adds. What it does not do is
+ * the source's: loads and rebuilds read the whole source, which is the caller's. Nor does it see the caller's adds: one that Redis refused after its
  * row committed goes to {@link RetriedAdds}, which retries it until it lands and keeps the filter
  * from blocking meanwhile, as the starter does with its own ({@code WithoutSpringExampleTests}).
  */
@@ -116,6 +120,35 @@ public final class FilterUpkeep implements AutoCloseable {
         }
     }
 
+    /**
+     * Adds the rows written since the fleet's last catch-up began, or else since the live
+     * bitmap's load read its source, by the source's own clock as that load recorded it: one
+     * instance of the fleet per interval ({@link CatchUpTurn}), not each of them. A failed run
+     * records nothing, so the next one starts from the older time again.
+     */
+    private void catchUp(CatchUp catchUp) {
+        try {
+            Optional<CatchUpTurn> turn = filter.tryCatchUpTurn(catchUp.sourceId(), catchUp.interval());
+            if (turn.isEmpty()) {
+                return; // another instance runs it this interval
+            }
+            Optional<Instant> since = turn.get().since().or(filter::liveSourceTime);
+            if (since.isEmpty()) {
+                if (filter.isReady()) {
+                    log.warn("Filter '{}': the live filter does not say when its load read the source, so rows written"
+                            + " outside the filter's adds since then cannot be caught up", filter.name());
+                }
+                catchUp.sinceUnknown(filter);
+                return;
+            }
+            turn.get().caughtUp(catchUp.addSince(filter, since.get()));
+        }
+        catch (RuntimeException ex) {
+            log.warn("Filter '{}': catch-up failed ({}); rows written outside the filter's adds since the last one may be"
+                    + " blocked until the next in {} ms", filter.name(), ex.getMessage(), catchUp.interval().toMillis());
+        }
+    }
+
     /** How often the journal is looked after: half its retention, between a second and a minute. */
     static Duration journalPeriod(Duration retention) {
         return Duration.ofMillis(Math.max(1_000, Math.min(retention.toMillis() / 2, Duration.ofMinutes(1).toMillis())));
@@ -128,6 +161,7 @@ public final class FilterUpkeep implements AutoCloseable {
         private Duration rewindCheckInterval = Duration.ofSeconds(5);
         private ScheduledExecutorService scheduler = Shared.SCHEDULER;
         private ScheduledExecutorService heartbeats = Shared.HEARTBEATS;
+        private CatchUp catchUp;
 
         private Builder(RedisBloomFilter filter) {
             this.filter = filter;
@@ -166,6 +200,24 @@ public final class FilterUpkeep implements AutoCloseable {
         }
 
         /**
+         * Runs {@code catchUp} every {@link CatchUp#interval()} on the scheduler (default: none):
+         * one instance of the fleet per interval adds the rows written outside the filter's adds since
+         * the last run began, by the source's clock.
+         */
+        public Builder catchUp(CatchUp catchUp) {
+            if (catchUp == null) {
+                throw new IllegalArgumentException("catch-up of filter '" + filter.name() + "' must not be null");
+            }
+            Duration interval = catchUp.interval();
+            if (interval == null || interval.isNegative() || interval.isZero()) {
+                throw new IllegalArgumentException("catch-up interval of filter '" + filter.name()
+                        + "' must be positive, was " + interval);
+            }
+            this.catchUp = catchUp;
+            return this;
+        }
+
+        /**
          * Schedules every job, the first of each one period from now; during a rolling change,
          * heartbeats once first, on the calling thread, so that the filter can answer at once.
          */
@@ -177,6 +229,10 @@ public final class FilterUpkeep implements AutoCloseable {
                         generations.heartbeatInterval(), () -> heartbeat(filter, generations))));
                 upkeep.jobs.add(every(scheduler, rewindCheckInterval, upkeep::verifyNotBehind));
                 upkeep.jobs.add(every(scheduler, journalPeriod(filter.journalRetention()), upkeep::maintainJournal));
+                if (catchUp != null) {
+                    CatchUp job = catchUp;
+                    upkeep.jobs.add(every(scheduler, job.interval(), () -> upkeep.catchUp(job)));
+                }
             }
             return upkeep;
         }

@@ -4,7 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
@@ -97,6 +102,128 @@ class FilterUpkeepTests {
             }
         }
     }
+
+    /**
+     * Rows written behind the guard's back (another service, a batch job, plain SQL) are blocked
+     * until something adds them: without Spring, the core's upkeep runs the caller's catch-up, from
+     * the source time the live load recorded, and one instance of the fleet runs each interval's.
+     */
+    @Test
+    void aCatchUpAddsRowsWrittenBehindTheGuardsBackOnceAnIntervalForTheWholeFleet() {
+        try (RedisServer redis = RedisServer.start()) {
+            LettuceClients client = LettuceClients.standalone(redis.port());
+            try {
+                Table table = new Table();
+                LongStream.rangeClosed(1, 1_000).forEach(table::insert);
+                RedisBloomFilter first = RedisBloomFilter.builder("upkeep-catch-up", GEOMETRY,
+                        LettuceBitmapStore.create(client, Duration.ofSeconds(10))).instanceId("first").build();
+                RedisBloomFilter second = RedisBloomFilter.builder("upkeep-catch-up", GEOMETRY,
+                        LettuceBitmapStore.create(client, Duration.ofSeconds(10))).instanceId("second").build();
+                try (RedisBloomFilter.PendingLoad load = first.beginLoad()) {
+                    Instant sourceTime = table.now();
+                    load.load(table.keys().iterator(), "table", sourceTime, false);
+                }
+                List<Object> behindTheGuard = absentKeys(first, 20);
+                behindTheGuard.forEach(table::insert);
+                assertThat(first.checkAll(behindTheGuard)).as("rows written behind the guard's back, before a catch-up")
+                        .containsOnly(Membership.ABSENT);
+
+                Duration interval = Duration.ofMillis(300);
+                try (FilterUpkeep one = FilterUpkeep.of(first).catchUp(table.catchUp(interval)).start();
+                        FilterUpkeep other = FilterUpkeep.of(second).catchUp(table.catchUp(interval)).start()) {
+                    Await.until("the catch-up added the rows", Duration.ofSeconds(10),
+                            () -> !first.checkAll(behindTheGuard).contains(Membership.ABSENT)
+                                    && !second.checkAll(behindTheGuard).contains(Membership.ABSENT));
+                    int runsBefore = table.runs.get();
+                    Await.sleep(interval.multipliedBy(10).toMillis());
+                    // Each instance runs its catch-up every interval; a turn taken in Redis for one
+                    // interval leaves each interval's to one of them: about 10, where both would run 20.
+                    assertThat(table.runs.get() - runsBefore).as("catch-up runs of two instances in 10 intervals")
+                            .isBetween(3, 12);
+                }
+                assertThat(first.checkAll(behindTheGuard)).containsOnly(Membership.PRESENT);
+                assertThat(blocked(first)).as("absent keys still blocked").isGreaterThan(950);
+                assertThat(table.sinceUnknown.get()).as("runs that found no source time").isZero();
+                first.close();
+                second.close();
+            }
+            finally {
+                client.close();
+            }
+        }
+    }
+
+    /** A live bitmap that does not say when its load read the source: the catch-up says so, and adds nothing. */
+    @Test
+    void aCatchUpOfABitmapLoadedWithoutASourceTimeAsksTheCallerToLoadAgain() {
+        try (RedisServer redis = RedisServer.start()) {
+            LettuceClients client = LettuceClients.standalone(redis.port());
+            try {
+                Table table = new Table();
+                RedisBloomFilter users = RedisBloomFilter.builder("upkeep-catch-up-unknown", GEOMETRY,
+                        LettuceBitmapStore.create(client, Duration.ofSeconds(10))).build();
+                users.load(LongStream.rangeClosed(1, 1_000).boxed());
+                try (FilterUpkeep upkeep = FilterUpkeep.of(users).catchUp(table.catchUp(Duration.ofMillis(200))).start()) {
+                    Await.until("the catch-up found no source time", Duration.ofSeconds(10), () -> table.sinceUnknown.get() > 0);
+                }
+                assertThat(table.runs.get()).as("catch-up queries run").isZero();
+                users.close();
+            }
+            finally {
+                client.close();
+            }
+        }
+    }
+
+    /** A table with its own clock: the rows and when each was written. */
+    private static final class Table {
+
+        private final Map<Object, Instant> rows = new ConcurrentHashMap<>();
+        private final AtomicLong clock = new AtomicLong(1_000_000);
+        final AtomicInteger runs = new AtomicInteger();
+        final AtomicInteger sinceUnknown = new AtomicInteger();
+
+        Instant now() {
+            return Instant.ofEpochMilli(clock.incrementAndGet());
+        }
+
+        void insert(Object key) {
+            rows.put(key, now());
+        }
+
+        Stream<Object> keys() {
+            return rows.keySet().stream();
+        }
+
+        CatchUp catchUp(Duration interval) {
+            return new CatchUp() {
+                @Override
+                public Duration interval() {
+                    return interval;
+                }
+
+                @Override
+                public String sourceId() {
+                    return "table";
+                }
+
+                @Override
+                public Instant addSince(RedisBloomFilter filter, Instant since) {
+                    runs.incrementAndGet();
+                    Instant started = now();
+                    filter.addAll(rows.entrySet().stream().filter(row -> !row.getValue().isBefore(since))
+                            .map(Map.Entry::getKey).toList());
+                    return started;
+                }
+
+                @Override
+                public void sinceUnknown(RedisBloomFilter filter) {
+                    sinceUnknown.incrementAndGet();
+                }
+            };
+        }
+    }
+
 
     @Test
     void badSettingsNameWhatWasWrong() {

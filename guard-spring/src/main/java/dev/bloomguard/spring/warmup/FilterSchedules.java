@@ -12,15 +12,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.filter.RedisBloomFilter;
-import dev.bloomguard.core.load.CatchUpTurn;
+import dev.bloomguard.core.upkeep.CatchUp;
 import dev.bloomguard.core.upkeep.FilterUpkeep;
 import dev.bloomguard.spring.warmup.FilterWarmer.Task;
 
 /**
  * What a {@link FilterWarmer} runs on a schedule for each filter once started, beside the core's
- * {@link FilterUpkeep} (generation heartbeats, the rewind check, journal upkeep, which a filter
- * without Spring gets too): what needs the filter's key source, i.e. rebuilds when due, catch-up
- * queries and the watch on which warmup query the live filter came from. It owns that watch's findings
+ * {@link FilterUpkeep} (generation heartbeats, the rewind check, journal upkeep and the key source's
+ * catch-up query, which a filter without Spring gets too): what needs the whole key source, i.e.
+ * rebuilds when due and the watch on which warmup query the live filter came from. It owns that watch's findings
  * (since when a filter is left to another query's instances), which the reactions to a not-ready
  * check and the rebuilds respect.
  */
@@ -66,23 +66,21 @@ final class FilterSchedules {
      * change its first heartbeat runs now, before any load or check.
      */
     FilterUpkeep startUpkeep(Task task) {
-        return FilterUpkeep.of(task.filter()).rewindCheckInterval(rewindCheckInterval).scheduler(threads.scheduler())
-                .heartbeats(threads.heartbeats()).start();
+        FilterUpkeep.Builder upkeep = FilterUpkeep.of(task.filter()).rewindCheckInterval(rewindCheckInterval)
+                .scheduler(threads.scheduler()).heartbeats(threads.heartbeats());
+        if (task.source() != null) {
+            task.source().catchUp().ifPresent(catchUp -> upkeep.catchUp(new SourceCatchUp(task, catchUp)));
+        }
+        return upkeep.start();
     }
 
-    /** Schedules every periodic job of {@code task} that needs its key source on the warmer's threads. */
+    /** Schedules every periodic job of {@code task} that needs its whole key source on the warmer's threads. */
     void schedule(Task task) {
         ScheduledExecutorService scheduler = threads.scheduler();
         Duration interval = task.rebuildInterval();
         if (task.source() != null && !interval.isZero()) {
             long period = Math.max(1000, Math.min(interval.toMillis() / 4, Duration.ofMinutes(1).toMillis()));
             scheduler.scheduleWithFixedDelay(() -> rebuildIfDue(task), period, period, TimeUnit.MILLISECONDS);
-        }
-        Optional<KeySource.CatchUp> catchUp = task.source() == null ? Optional.empty() : task.source().catchUp();
-        if (catchUp.isPresent()) {
-            long period = catchUp.get().interval().toMillis();
-            scheduler.scheduleWithFixedDelay(() -> catchUp(task, catchUp.get()), period, period,
-                    TimeUnit.MILLISECONDS);
         }
         long watchPeriod = rewindCheckInterval.toMillis();
         scheduler.scheduleWithFixedDelay(() -> watchSource(task), watchPeriod, watchPeriod, TimeUnit.MILLISECONDS);
@@ -162,42 +160,49 @@ final class FilterSchedules {
         }
     }
 
-    /**
-     * Adds the rows written since the fleet's last catch-up began, or else since the live
-     * bitmap's load read its source, by the source's own clock as that load recorded it: one
-     * instance of the fleet per interval ({@link CatchUpTurn}), not each of them. A live bitmap
-     * without that time (loaded through the core API, or by an instance without a catch-up) says
-     * nothing of since when rows may be missing: it is loaded again here, which records it.
-     */
-    private void catchUp(Task task, KeySource.CatchUp catchUp) {
-        RedisBloomFilter filter = task.filter();
-        try {
-            Optional<CatchUpTurn> turn = filter.tryCatchUpTurn(task.source().fingerprint(filter), catchUp.interval());
-            if (turn.isEmpty()) {
-                return; // another instance runs it this interval
-            }
-            Optional<Instant> since = turn.get().since().or(filter::liveSourceTime);
-            if (since.isEmpty()) {
-                loadForCatchUp(task);
-                return;
-            }
-            turn.get().caughtUp(catchUp.addSince(filter, since.get()));
-        }
-        catch (RuntimeException ex) {
-            log.warn("Filter '{}': catch-up failed ({}); rows written outside @BloomPut since the last one may be"
-                    + " blocked until the next in {} ms", filter.name(), ex.getMessage(),
-                    catchUp.interval().toMillis());
-        }
-    }
-
     private void loadForCatchUp(Task task) {
         RedisBloomFilter filter = task.filter();
         if (!filter.isReady() || !task.onStartup() || loads.backingOff(filter.name())
                 || loads.runningLoad(filter.name()) != null || leftToOtherQuery(filter.name())) {
             return; // nothing live (the load to come reads every row), or another instance's to load
         }
-        log.warn("Filter '{}': the live filter does not say when its load read the source, so rows written outside"
-                + " @BloomPut since then cannot be caught up; loading it again", filter.name());
+        log.info("Filter '{}': loading it again, so that the load records when it read the source", filter.name());
         loads.submit(task, () -> loads.load(task, false));
+    }
+
+    /**
+     * The key source's catch-up query, as the core's upkeep runs it: one instance of the fleet per
+     * interval, from the source time the live load recorded; a live bitmap without one is loaded
+     * again here (when this instance warms it), which records it.
+     */
+    private final class SourceCatchUp implements CatchUp {
+
+        private final Task task;
+        private final KeySource.CatchUp query;
+
+        SourceCatchUp(Task task, KeySource.CatchUp query) {
+            this.task = task;
+            this.query = query;
+        }
+
+        @Override
+        public Duration interval() {
+            return query.interval();
+        }
+
+        @Override
+        public String sourceId() {
+            return task.source().fingerprint(task.filter());
+        }
+
+        @Override
+        public Instant addSince(RedisBloomFilter filter, Instant since) {
+            return query.addSince(filter, since);
+        }
+
+        @Override
+        public void sinceUnknown(RedisBloomFilter filter) {
+            loadForCatchUp(task);
+        }
     }
 }
