@@ -59,7 +59,7 @@ class RedisDownWhileTheInstanceIsBusyTests {
                 for (EventExecutor loop : loops) {
                     loop.execute(() -> {
                         busy.countDown();
-                        sleep(BUSY);
+                        Await.sleep(BUSY.toMillis());
                     });
                 }
                 assertThat(busy.await(5, TimeUnit.SECONDS)).isTrue();
@@ -75,15 +75,6 @@ class RedisDownWhileTheInstanceIsBusyTests {
             finally {
                 clients.close();
             }
-        }
-    }
-
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
         }
     }
 }

@@ -68,6 +68,46 @@ class StalledInstanceTests {
                 .isLessThanOrEqualTo(0.03);
     }
 
+    /**
+     * The other side of the allowance: a Redis that does not answer still fails the check. A check
+     * in flight while the process is stopped waits out the stop (the meter's own tick and each of
+     * the client's I/O event loops all see it) and then what is left of its timeout, and no more;
+     * every check before and after fails at its timeout.
+     */
+    @Test
+    void aCheckThatRedisNeverAnswersWaitsOutAStopOfTheProcessAndThenOnlyItsTimeout() throws InterruptedException {
+        Duration stop = Duration.ofMillis(200);
+        // A breaker that never opens here: every check must wait its deadline for a Redis that does not answer.
+        LettuceBitmapStore store = LettuceBitmapStore.create(REDIS.client(), Duration.ofSeconds(10), CircuitBreaker.create(
+                new CircuitBreaker.Settings(100_000, Duration.ofSeconds(1), 100, 100, 1.0, Duration.ofSeconds(10), 1.0)));
+        RedisBloomFilter filter = RedisBloomFilter.builder(REDIS.filterName(), FilterGeometry.of(1_000, 0.01), store)
+                .checkTimeout(CHECK_TIMEOUT).build();
+        filter.load(LongStream.rangeClosed(1, 1_000).boxed());
+        assertThat(filter.check(1L)).isEqualTo(Membership.PRESENT);
+        List<Long> absent = LongStream.rangeClosed(1_000_001, 1_000_100).filter(key -> filter.check(key) == Membership.ABSENT)
+                .boxed().toList();
+        assertThat(absent).as("absent keys blocked while Redis answers").hasSizeGreaterThan(90);
+
+        REDIS.client().commands().clientPause(2_000); // Redis answers nothing; the connection stays open
+        Thread stopper = new Thread(() -> ProcessStops.ofThisProcess().pause(List.of(stop), Duration.ofMillis(300)),
+                "stopper");
+        stopper.start();
+        List<Membership> answers = new ArrayList<>();
+        long longest = 0;
+        long until = System.nanoTime() + Duration.ofMillis(1_200).toNanos();
+        while (System.nanoTime() < until) {
+            long started = System.nanoTime();
+            answers.add(filter.check(absent.get(0)));
+            longest = Math.max(longest, System.nanoTime() - started);
+        }
+        stopper.join(10_000);
+
+        assertThat(answers).as("checks while Redis is paused").containsOnly(Membership.UNAVAILABLE);
+        assertThat(Duration.ofNanos(longest)).as("the check in flight during the stop").isGreaterThan(stop)
+                .isLessThan(CHECK_TIMEOUT.plus(stop).plusMillis(100));
+        filter.close();
+    }
+
     /** Threads checking a present and an absent key in turn, as fast as answered, until stopped. */
     private static final class Sweep {
 
