@@ -45,7 +45,12 @@ final class KeyCommands implements KeyStore {
 
     @Override
     public void hashDelete(String key, String field) {
-        calls.call("HDEL", operationTimeout, commands -> List.of(commands.hdel(bytes(key), bytes(field))));
+        hashDelete(key, field, operationTimeout);
+    }
+
+    @Override
+    public void hashDelete(String key, String field, Duration timeout) {
+        calls.call("HDEL", timeout, commands -> List.of(commands.hdel(bytes(key), bytes(field))));
     }
 
     @Override

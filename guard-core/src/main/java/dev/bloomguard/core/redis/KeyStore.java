@@ -20,6 +20,14 @@ public interface KeyStore {
     /** {@code HDEL key field}. */
     void hashDelete(String key, String field);
 
+    /**
+     * {@code HDEL key field}, waiting at most {@code timeout} for Redis rather than the store's
+     * operation timeout: for a delete that is a courtesy, such as an instance leaving at shutdown.
+     */
+    default void hashDelete(String key, String field, Duration timeout) {
+        hashDelete(key, field);
+    }
+
     /** {@code SETBIT key offset 0} when the key exists (a missing key stays missing). */
     void clearBit(String key, long offset);
 

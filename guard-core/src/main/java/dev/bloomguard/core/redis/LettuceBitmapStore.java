@@ -225,6 +225,11 @@ public final class LettuceBitmapStore implements BitmapStore {
     }
 
     @Override
+    public void hashDelete(String key, String field, Duration timeout) {
+        primitives.hashDelete(key, field, timeout);
+    }
+
+    @Override
     public void clearBit(String key, long offset) {
         primitives.clearBit(key, offset);
     }

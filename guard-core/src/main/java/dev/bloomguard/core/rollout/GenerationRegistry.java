@@ -28,6 +28,9 @@ final class GenerationRegistry {
 
     private static final Logger log = LoggerFactory.getLogger(FilterGenerations.class);
 
+    /** The most an instance that leaves waits for Redis to take it out of the registry. */
+    static final Duration LEAVE_WAIT = Duration.ofMillis(500);
+
     private final Generation own;
     private final String ownDescriptor;
     private final BitmapStore store;
@@ -184,10 +187,14 @@ final class GenerationRegistry {
         store.hashDelete(instancesKey, instance);
     }
 
-    /** Takes this instance out of the registry, so that the generations it wrote to need not wait for it. */
+    /**
+     * Takes this instance out of the registry, so that the generations it wrote to need not wait
+     * for it: a courtesy, since its entry expires after the grace period anyway, so a shutdown
+     * waits at most {@link #LEAVE_WAIT} for a Redis that does not answer.
+     */
     void leave() {
         try {
-            store.hashDelete(instancesKey, instanceId);
+            store.hashDelete(instancesKey, instanceId, LEAVE_WAIT);
         }
         catch (RuntimeException ex) {
             log.debug("Filter '{}': could not leave the rollout registry: {}", own.name(), ex.getMessage());
