@@ -47,6 +47,8 @@ public final class FilterUpkeep implements AutoCloseable {
     private static final class Shared {
         static final ScheduledExecutorService SCHEDULER = daemon("bloomguard-upkeep");
         static final ScheduledExecutorService HEARTBEATS = daemon("bloomguard-upkeep-heartbeat");
+        /** Catch-up queries: a slow one (a database lock) must not hold up the rewind check or the journal's upkeep. */
+        static final ScheduledExecutorService CATCH_UP = daemon("bloomguard-upkeep-catch-up");
 
         private static ScheduledExecutorService daemon(String name) {
             return Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -136,7 +138,8 @@ public final class FilterUpkeep implements AutoCloseable {
             if (since.isEmpty()) {
                 if (filter.isReady()) {
                     log.warn("Filter '{}': the live filter does not say when its load read the source, so rows written"
-                            + " outside the filter's adds since then cannot be caught up", filter.name());
+                            + " outside the filter's adds since then cannot be caught up: load it with the source's time"
+                            + " (PendingLoad#load(keys, sourceId, sourceTime, force))", filter.name());
                 }
                 catchUp.sinceUnknown(filter);
                 return;
@@ -200,9 +203,12 @@ public final class FilterUpkeep implements AutoCloseable {
         }
 
         /**
-         * Runs {@code catchUp} every {@link CatchUp#interval()} on the scheduler (default: none):
-         * one instance of the fleet per interval adds the rows written outside the filter's adds since
-         * the last run began, by the source's clock.
+         * Runs {@code catchUp} every {@link CatchUp#interval()} (default: none), on a daemon thread
+         * shared by every upkeep's catch-up, so that a slow query never holds up the rewind check: one
+         * instance of the fleet per interval adds the rows written outside the filter's adds since the
+         * last run began, by the source's clock. It starts from the source time the live load recorded
+         * ({@code PendingLoad#load(keys, sourceId, sourceTime, force)}); a filter loaded without one
+         * is not caught up until it is loaded with one ({@link CatchUp#sinceUnknown}).
          */
         public Builder catchUp(CatchUp catchUp) {
             if (catchUp == null) {
@@ -231,7 +237,7 @@ public final class FilterUpkeep implements AutoCloseable {
                 upkeep.jobs.add(every(scheduler, journalPeriod(filter.journalRetention()), upkeep::maintainJournal));
                 if (catchUp != null) {
                     CatchUp job = catchUp;
-                    upkeep.jobs.add(every(scheduler, job.interval(), () -> upkeep.catchUp(job)));
+                    upkeep.jobs.add(every(Shared.CATCH_UP, job.interval(), () -> upkeep.catchUp(job)));
                 }
             }
             return upkeep;

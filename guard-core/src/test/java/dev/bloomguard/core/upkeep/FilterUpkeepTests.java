@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
@@ -146,6 +147,66 @@ class FilterUpkeepTests {
                 assertThat(table.sinceUnknown.get()).as("runs that found no source time").isZero();
                 first.close();
                 second.close();
+            }
+            finally {
+                client.close();
+            }
+        }
+    }
+
+    /**
+     * A catch-up query stuck on a database lock while Redis restarts from an older snapshot: the
+     * rewind check must still run every interval, or the keys whose adds Redis lost stay blocked
+     * for as long as the query hangs. Catch-up queries have a thread of their own.
+     */
+    @Test
+    void aCatchUpStuckInItsQueryDoesNotHoldUpTheRewindCheck() throws InterruptedException {
+        try (RedisServer rewinding = RedisServer.start()) {
+            LettuceClients client = LettuceClients.standalone(rewinding.port());
+            CountDownLatch stuck = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            try {
+                RedisBloomFilter users = RedisBloomFilter.builder("upkeep-stuck-catch-up", GEOMETRY,
+                        LettuceBitmapStore.create(client, Duration.ofSeconds(10))).checkTimeout(Duration.ofSeconds(2))
+                        .build();
+                try (RedisBloomFilter.PendingLoad load = users.beginLoad()) {
+                    load.load(LongStream.rangeClosed(1, 1_000).boxed().map(Object.class::cast).iterator(), "table",
+                            Instant.ofEpochMilli(1_000), false);
+                }
+                client.commands().save();
+                List<Object> afterSnapshot = absentKeys(users, 50);
+                users.addAll(afterSnapshot);
+                CatchUp hanging = new CatchUp() {
+                    @Override
+                    public Duration interval() {
+                        return Duration.ofMillis(100);
+                    }
+
+                    @Override
+                    public String sourceId() {
+                        return "table";
+                    }
+
+                    @Override
+                    public Instant addSince(RedisBloomFilter filter, Instant since) {
+                        stuck.countDown();
+                        Await.latch(release, Duration.ofSeconds(60)); // a query waiting on a lock
+                        return since;
+                    }
+                };
+                try (FilterUpkeep upkeep = FilterUpkeep.of(users).rewindCheckInterval(Duration.ofMillis(500))
+                        .catchUp(hanging).start()) {
+                    Await.latch(stuck, Duration.ofSeconds(10));
+                    rewinding.restart(); // from the snapshot: the 50 adds are gone; nobody adds again
+
+                    Await.until("the rewind check ran while the catch-up query hung", Duration.ofSeconds(10),
+                            () -> users.isComplete().equals(java.util.Optional.of(false)));
+                    assertThat(users.checkAll(afterSnapshot)).doesNotContain(Membership.ABSENT);
+                }
+                finally {
+                    release.countDown();
+                }
+                users.close();
             }
             finally {
                 client.close();
