@@ -1,5 +1,6 @@
 package dev.bloomguard.core;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,6 +13,9 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+
+import dev.bloomguard.core.filter.RedisBloomFilter;
+import dev.bloomguard.core.rollout.Generation;
 
 /**
  * guard-core's packages form no import circle. The root package holds the public types every
@@ -54,6 +58,20 @@ class PackageLayersTests {
             }
         }
         assertThat(imported).as("engine packages the root package imports").isEmpty();
+    }
+
+    @Test
+    void aFilterNeverBuildsAFilter() {
+        // A filter's other generations (a rolling change, an auto-resize) are its parts, built
+        // without a façade, listeners or verdict of their own: no code of the core builds a
+        // RedisBloomFilter, which only its users do. Found before: FilterParts built each other
+        // generation as a filter inside the filter.
+        noClasses().should().callMethod(RedisBloomFilter.Builder.class, "build")
+                .as("no class of guard-core builds a RedisBloomFilter (a generation is a part, not a filter)")
+                .check(CORE);
+        Set<String> generations = new TreeSet<>();
+        CORE.get(Generation.class).getAllSubclasses().forEach(type -> generations.add(type.getSimpleName()));
+        assertThat(generations).as("what a rolling change sees as a generation").containsExactly("FilterParts");
     }
 
     @Test

@@ -2,15 +2,20 @@ package dev.bloomguard.core.filter;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 import org.slf4j.LoggerFactory;
 
+import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterKeys;
 import dev.bloomguard.core.HashSecrets;
+import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.NotReadyCause;
 import dev.bloomguard.core.check.FilterChecks;
 import dev.bloomguard.core.check.Holds;
@@ -18,6 +23,7 @@ import dev.bloomguard.core.check.NotReadySignals;
 import dev.bloomguard.core.context.FilterContext;
 import dev.bloomguard.core.events.FilterEvents;
 import dev.bloomguard.core.hash.KeyHash;
+import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.load.FilterLoader;
 import dev.bloomguard.core.load.LoadLock;
 import dev.bloomguard.core.mirror.BitmapMirror;
@@ -28,6 +34,7 @@ import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.rollout.FilterGenerations;
 import dev.bloomguard.core.rollout.FilterResize;
+import dev.bloomguard.core.rollout.Generation;
 import dev.bloomguard.core.rollout.GenerationDescriptor;
 import dev.bloomguard.core.status.StatusReader;
 import dev.bloomguard.core.write.FilterWrites;
@@ -36,10 +43,16 @@ import dev.bloomguard.core.write.RewindWatch;
 
 /**
  * The parts of one generation of a filter, wired together once from its {@link FilterSetup}: the
- * one place that knows which part hears which. The façade ({@link RedisBloomFilter}) only routes
- * to them; its logger is every part's (see {@link FilterContext#log}).
+ * one place that knows which part hears which. The façade ({@link RedisBloomFilter}) holds its own
+ * generation's parts and routes to them; during a rolling change the filter's other generations
+ * (another geometry, key type or hash, met in the registry) are parts of the same filter, built
+ * here without a façade, listeners, mirror or rollout of their own: a generation is not a filter.
+ * The logger is the façade's (see {@link FilterContext#log}).
+ *
+ * <p>What the rollout sees of a generation is {@link Generation}; a generation auto-resize grew
+ * the filter into is handed to the caller to load as a {@link GrownGeneration}.
  */
-final class FilterParts {
+final class FilterParts implements Generation {
 
     final FilterContext filter;
     final int maxBatchSize;
@@ -47,7 +60,8 @@ final class FilterParts {
     final RememberedMisses misses;
     /** With a mirror that trusts its clear bits: what keeps them trustworthy. */
     final TrustLease trust;
-    final FilterGenerations<RedisBloomFilter> generations;
+    /** The filter's rolling change, on its own generation's parts only; null on the others' and without a rollout. */
+    final FilterGenerations<FilterParts> generations;
     /** Adds, swaps and remembered misses, told to and heard from other instances. */
     final FilterEvents events;
     final NotReadySignals signals;
@@ -73,7 +87,10 @@ final class FilterParts {
                 LoggerFactory.getLogger(RedisBloomFilter.class));
     }
 
-    /** @param facade answers {@code name()}, {@code keys()} and the rest of its identity from {@code filter} already */
+    /**
+     * @param facade answers {@code name()}, {@code keys()} and the rest of its identity from {@code filter}
+     *     already; null for another generation of the filter (see {@link #ofGeneration})
+     */
     FilterParts(FilterSetup setup, FilterContext filter, RedisBloomFilter facade) {
         String name = setup.name;
         Executor background = setup.background;
@@ -94,8 +111,8 @@ final class FilterParts {
                 : new RememberedMisses(name, keys, key -> filter.place(key, new long[setup.geometry.hashes()], 0),
                         setup.store, setup.misses, setup.checkTimeout, events);
         NotReadySignals[] signalled = new NotReadySignals[1];
-        this.generations = setup.rolloutHeartbeat == null ? null
-                : new FilterGenerations<>(facade, setup.store, setup.keyPrefix, setup.instanceId,
+        this.generations = setup.rolloutHeartbeat == null || facade == null ? null
+                : new FilterGenerations<>(this, setup.store, setup.keyPrefix, setup.instanceId,
                         setup.rolloutHeartbeat, setup.rolloutGrace, otherGenerations(setup),
                         () -> background.execute(() -> signalled[0].notReady(NotReadyCause.GENERATION_UNLOADED)));
         this.publisher = new EventPublisher(filter, listeners(setup, facade));
@@ -113,8 +130,18 @@ final class FilterParts {
         this.status = new StatusReader(filter, checks, loader, lock, setup.resizedFrom);
     }
 
-    /** The builder's listeners, and its not-ready listener as one of them. */
+    /** The parts of another generation of a filter, from that generation's settings; started. */
+    static FilterParts ofGeneration(FilterSetup setup) {
+        FilterParts parts = new FilterParts(setup, context(setup), null);
+        parts.start(setup, null);
+        return parts;
+    }
+
+    /** The builder's listeners, and its not-ready listener as one of them; none for another generation. */
     private static List<FilterListener> listeners(FilterSetup setup, RedisBloomFilter facade) {
+        if (facade == null) {
+            return List.of();
+        }
         List<FilterListener> listeners = new ArrayList<>(setup.listeners);
         Consumer<RedisBloomFilter> notReady = setup.notReadyListener;
         if (notReady != null) {
@@ -130,8 +157,9 @@ final class FilterParts {
     /** Starts what listens: the circuit, the resize hook, other instances' events, the mirror's trust. */
     void start(FilterSetup setup, RedisBloomFilter facade) {
         if (generations != null && setup.resizedLoadListener != null) {
-            Consumer<RedisBloomFilter> listener = setup.resizedLoadListener;
-            generations.onResizedToLoad(resized -> filter.background().execute(() -> listener.accept(resized)));
+            Consumer<GrownGeneration> listener = setup.resizedLoadListener;
+            generations.onResizedToLoad(resized -> filter.background()
+                    .execute(() -> listener.accept(new GrownGeneration(facade, resized))));
         }
         if (mirror != null || misses != null && misses.settings().shared()) {
             events.listen(new PeerEvents(filter.geometry().shards(), mirror, misses, trust), filter.background());
@@ -139,7 +167,7 @@ final class FilterParts {
         if (trust != null) {
             trust.start();
         }
-        if (!setup.listeners.isEmpty()) {
+        if (facade != null && !setup.listeners.isEmpty()) {
             // Only then: the generations a rolling change meets have none, and are never closed.
             // Last: a start that fails above leaves the store holding nothing of this filter.
             circuit = setup.store.onCircuitTransition(
@@ -148,7 +176,8 @@ final class FilterParts {
     }
 
     /** Stops listening for other instances' adds and the circuit; the filter keeps working without them. */
-    void close() {
+    @Override
+    public void close() {
         if (circuit != null) {
             circuit.close();
         }
@@ -158,11 +187,90 @@ final class FilterParts {
         events.close();
     }
 
+    @Override
+    public String name() {
+        return filter.name();
+    }
+
+    @Override
+    public FilterGeometry geometry() {
+        return filter.geometry();
+    }
+
+    @Override
+    public FilterKeys keys() {
+        return filter.keys();
+    }
+
+    @Override
+    public Optional<KeyType> keyType() {
+        return Optional.ofNullable(filter.keyType());
+    }
+
+    @Override
+    public KeyHash hash() {
+        return filter.hash();
+    }
+
+    @Override
+    public Duration journalRetention() {
+        return journal.retention();
+    }
+
+    @Override
+    public Optional<Boolean> isComplete() {
+        return checks.isComplete();
+    }
+
+    /** Adds to this generation alone, in chunks; the façade's routing adds to the others. */
+    @Override
+    public void addAll(Collection<?> keys) {
+        if (keys.size() > maxBatchSize) {
+            Chunks.forEach(keys, maxBatchSize, this::addAll);
+            return;
+        }
+        writes.addAll(keys, () -> { });
+    }
+
+    /** {@link #addAll} without blocking the calling thread. */
+    @Override
+    public CompletableFuture<Void> addAllAsync(Collection<?> keys) {
+        if (keys.size() > maxBatchSize) {
+            return Chunks.forEachAsync(keys, maxBatchSize, this::addAllAsync);
+        }
+        return writes.addAllAsync(keys, () -> CompletableFuture.completedFuture(null));
+    }
+
+    @Override
+    public void hold(Hold reason) {
+        holds.hold(reason);
+    }
+
+    @Override
+    public void release(Hold reason) {
+        if (reason == Hold.FOREIGN_SOURCE && mirror != null && holds.held().contains(reason)) {
+            // First: its pages may have been read from the other source's bitmap, before the swap
+            // event that would have dropped them reached this instance.
+            mirror.clear();
+        }
+        holds.release(reason);
+    }
+
+    @Override
+    public boolean verifyNotBehind() {
+        return rewinds.verifyNotBehind();
+    }
+
+    @Override
+    public String toString() {
+        return "generation " + filter.keys().live() + " of filter '" + filter.name() + "'";
+    }
+
     /**
      * Builds the other generations of this filter met during a rolling change, with the
      * builder's settings as they are now (a later change to the builder does not reach them).
      */
-    private static Function<String, RedisBloomFilter> otherGenerations(FilterSetup setup) {
+    private static Function<String, FilterParts> otherGenerations(FilterSetup setup) {
         String name = setup.name;
         BitmapStore store = setup.store;
         String prefix = setup.keyPrefix;
@@ -177,13 +285,13 @@ final class FilterParts {
         double maxShrink = setup.maxShrink;
         Duration hold = setup.loadHold;
         Executor executor = setup.background;
-        return descriptor -> RedisBloomFilter.builder(name, GenerationDescriptor.geometry(descriptor), store)
-                .keyPrefix(prefix).checkTimeout(timeout).instanceId(instance)
+        return descriptor -> ofGeneration(RedisBloomFilter.builder(name, GenerationDescriptor.geometry(descriptor),
+                store).keyPrefix(prefix).checkTimeout(timeout).instanceId(instance)
                 .keyType(GenerationDescriptor.keyType(descriptor))
                 .hash(hashOf(store, name, own, prefix, GenerationDescriptor.hashId(descriptor)))
                 .journalRetention(retention)
                 .journalCapacity(capacity).maxBatchSize(batch).rememberMisses(remembered).autoResize(resize)
-                .maxShrink(maxShrink).loadHold(hold).background(executor).build();
+                .maxShrink(maxShrink).loadHold(hold).background(executor));
     }
 
     /**

@@ -61,7 +61,7 @@ public abstract sealed class FilterSetup permits RedisBloomFilter.Builder {
     KeyHash hash = KeyHash.murmur3();
     FilterResize.Policy resizePolicy;
     FilterGeometry resizedFrom;
-    Consumer<RedisBloomFilter> resizedLoadListener;
+    Consumer<GrownGeneration> resizedLoadListener;
     Executor background = BACKGROUND;
 
     FilterSetup(String name, FilterGeometry geometry, BitmapStore store) {
@@ -245,7 +245,7 @@ public abstract sealed class FilterSetup permits RedisBloomFilter.Builder {
      * source: see {@link FilterGenerations#onResizedToLoad}. Instances follow a resize another
      * decided whether or not they resize themselves.
      */
-    public RedisBloomFilter.Builder onResizedToLoad(Consumer<RedisBloomFilter> listener) {
+    public RedisBloomFilter.Builder onResizedToLoad(Consumer<GrownGeneration> listener) {
         this.resizedLoadListener = listener;
         return self();
     }

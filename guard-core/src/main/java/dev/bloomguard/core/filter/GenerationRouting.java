@@ -24,7 +24,7 @@ final class GenerationRouting {
 
     private final RedisBloomFilter self;
     private final FilterParts own;
-    private final FilterGenerations<RedisBloomFilter> generations;
+    private final FilterGenerations<FilterParts> generations;
 
     GenerationRouting(RedisBloomFilter self, FilterParts own) {
         this.self = self;
@@ -32,14 +32,14 @@ final class GenerationRouting {
         this.generations = own.generations;
     }
 
-    /** The generation that answers checks now: this one, another during a rolling change, or null when none can. */
-    private RedisBloomFilter answering() {
-        return generations == null ? self : generations.answering();
+    /** The generation that answers checks now: the own one, another during a rolling change, or null when none can. */
+    private FilterParts answering() {
+        return generations == null ? own : generations.answering();
     }
 
     Membership check(Object key) {
-        RedisBloomFilter answering = answering();
-        if (answering == self) {
+        FilterParts answering = answering();
+        if (answering == own) {
             return own.checks.check(key);
         }
         if (answering == null) {
@@ -47,12 +47,12 @@ final class GenerationRouting {
             return Membership.NOT_READY;
         }
         long sent = own.holds.sent(); // see Probe#sent
-        return Verdict.ofGeneration(answering.check(key), own.holds, sent);
+        return Verdict.ofGeneration(answering.checks.check(key), own.holds, sent);
     }
 
     CompletableFuture<Membership> checkAsync(Object key) {
-        RedisBloomFilter answering = answering();
-        if (answering == self) {
+        FilterParts answering = answering();
+        if (answering == own) {
             return own.checks.checkAsync(key);
         }
         if (answering == null) {
@@ -60,15 +60,15 @@ final class GenerationRouting {
             return CompletableFuture.completedFuture(Membership.NOT_READY);
         }
         long sent = own.holds.sent();
-        return answering.checkAsync(key).thenApply(answer -> Verdict.ofGeneration(answer, own.holds, sent));
+        return answering.checks.checkAsync(key).thenApply(answer -> Verdict.ofGeneration(answer, own.holds, sent));
     }
 
     List<Membership> checkAll(Collection<?> keys) {
         if (keys.size() > own.maxBatchSize) {
             return Chunks.map(keys, own.maxBatchSize, this::checkAll);
         }
-        RedisBloomFilter answering = answering();
-        if (answering == self) {
+        FilterParts answering = answering();
+        if (answering == own) {
             return own.checks.checkAll(keys);
         }
         if (answering == null) {
@@ -76,15 +76,15 @@ final class GenerationRouting {
             return Verdict.notReady(keys);
         }
         long sent = own.holds.sent();
-        return Verdict.ofGeneration(answering.checkAll(keys), own.holds, sent);
+        return Verdict.ofGeneration(answering.checks.checkAll(keys), own.holds, sent);
     }
 
     CompletableFuture<List<Membership>> checkAllAsync(Collection<?> keys) {
         if (keys.size() > own.maxBatchSize) {
             return Chunks.mapAsync(keys, own.maxBatchSize, this::checkAllAsync);
         }
-        RedisBloomFilter answering = answering();
-        if (answering == self) {
+        FilterParts answering = answering();
+        if (answering == own) {
             return own.checks.checkAllAsync(keys);
         }
         if (answering == null) {
@@ -92,14 +92,13 @@ final class GenerationRouting {
             return CompletableFuture.completedFuture(Verdict.notReady(keys));
         }
         long sent = own.holds.sent();
-        return answering.checkAllAsync(keys).thenApply(answers -> Verdict.ofGeneration(answers, own.holds, sent));
+        return answering.checks.checkAllAsync(keys).thenApply(answers -> Verdict.ofGeneration(answers, own.holds, sent));
     }
 
     /** See {@link RedisBloomFilter#isAnsweringSuspended}. */
     boolean isAnsweringSuspended() {
-        RedisBloomFilter answering = generations == null ? null : generations.answering();
-        return answering != null && answering != self ? !answering.holds().isEmpty() || own.holds.any()
-                : own.holds.any();
+        FilterParts answering = generations == null ? null : generations.answering();
+        return answering != null && answering != own ? answering.holds.any() || own.holds.any() : own.holds.any();
     }
 
     void addAll(Collection<?> keys) {
@@ -140,8 +139,8 @@ final class GenerationRouting {
     CompletableFuture<Void> forgetMissesAsync(Collection<?> added) {
         CompletableFuture<Void> forgotten = own.writes.forgetOwnMissesAsync(added);
         if (generations != null) {
-            for (RedisBloomFilter other : generations.others()) {
-                forgotten = forgotten.thenCombine(other.parts().writes.forgetOwnMissesAsync(added),
+            for (FilterParts other : generations.others()) {
+                forgotten = forgotten.thenCombine(other.writes.forgetOwnMissesAsync(added),
                         (mine, theirs) -> null);
             }
         }
@@ -171,12 +170,12 @@ final class GenerationRouting {
      * a trace there, and its key's miss would be remembered after its add.
      */
     private boolean answersItself() {
-        return generations == null || generations.answering() == self;
+        return generations == null || generations.answering() == own;
     }
 
     /** While a grown generation answers, its state, shown as this filter's resized one. */
     FilterStatus status() {
-        Optional<RedisBloomFilter> resized = generations == null ? Optional.empty() : generations.answeringResized();
-        return resized.isPresent() ? own.status.resized(resized.get().status()) : own.status.read();
+        Optional<FilterParts> resized = generations == null ? Optional.empty() : generations.answeringResized();
+        return resized.isPresent() ? own.status.resized(resized.get().status.read()) : own.status.read();
     }
 }

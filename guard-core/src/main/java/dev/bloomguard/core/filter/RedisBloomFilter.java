@@ -29,7 +29,6 @@ import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.rollout.FilterGenerations;
-import dev.bloomguard.core.rollout.Generation;
 
 /**
  * A Bloom filter kept as a Redis bitmap: the programmatic API, usable without Spring. What a guard
@@ -42,18 +41,19 @@ import dev.bloomguard.core.rollout.Generation;
  * {@link Membership#UNAVAILABLE}, and callers let those through. Every add, on any instance, is
  * journaled before its bits are set, so that a load's swap never drops a key added while it ran.
  *
- * <p>This class is a façade: {@link GenerationRouting} sends each call to the generation that
- * answers during a rolling change ({@link FilterGenerations}) and chunks large batches;
- * {@link FilterParts} holds the parts it reaches, one package each: {@code check}, {@code write},
- * {@code load}, {@code status}, {@code events}, {@code mirror} and {@code misses}. Its settings are
- * {@link FilterSetup}'s. See {@code docs/architecture.md}.
+ * <p>This class is a façade over its generations' parts ({@link FilterParts}, one package each:
+ * {@code check}, {@code write}, {@code load}, {@code status}, {@code events}, {@code mirror} and
+ * {@code misses}): its own generation's, and during a rolling change ({@link FilterGenerations})
+ * the other generations', which are parts of this filter and not filters of their own.
+ * {@link GenerationRouting} sends each call to the generation that answers and chunks large
+ * batches. Its settings are {@link FilterSetup}'s. See {@code docs/architecture.md}.
  *
  * <p>Size (over 300 lines): its length is one-line delegations to the parts for each method of its
- * three interfaces ({@link FilterGuard}, {@link FilterOperations}, and {@link Generation}, what a
- * rolling change sees of it) and the public nested types of a load; no logic lives here, so
- * there is no seam to split it along that would not split one public type in two.
+ * two interfaces ({@link FilterGuard}, {@link FilterOperations}) and the public nested types of a
+ * load; no logic lives here, so there is no seam to split it along that would not split one
+ * public type in two.
  */
-public final class RedisBloomFilter implements FilterGuard, FilterOperations, Generation {
+public final class RedisBloomFilter implements FilterGuard, FilterOperations, AutoCloseable {
 
     private final FilterContext filter;
     private final FilterParts parts;
@@ -71,37 +71,34 @@ public final class RedisBloomFilter implements FilterGuard, FilterOperations, Ge
     }
 
     /** Stops listening for other instances' adds and the circuit; the filter keeps working without them. */
+    @Override
     public void close() {
         parts.close();
     }
 
-    FilterParts parts() {
-        return parts;
-    }
-
     @Override
     public String name() {
-        return filter.name();
+        return parts.name();
     }
 
     @Override
     public FilterGeometry geometry() {
-        return filter.geometry();
+        return parts.geometry();
     }
 
     @Override
     public FilterKeys keys() {
-        return filter.keys();
+        return parts.keys();
     }
 
     @Override
     public Optional<KeyType> keyType() {
-        return Optional.ofNullable(filter.keyType());
+        return parts.keyType();
     }
 
     @Override
     public KeyHash hash() {
-        return filter.hash();
+        return parts.hash();
     }
 
     @Override
@@ -136,17 +133,12 @@ public final class RedisBloomFilter implements FilterGuard, FilterOperations, Ge
 
     @Override
     public void hold(Hold reason) {
-        parts.holds.hold(reason);
+        parts.hold(reason);
     }
 
     @Override
     public void release(Hold reason) {
-        if (reason == Hold.FOREIGN_SOURCE && parts.mirror != null && parts.holds.held().contains(reason)) {
-            // First: its pages may have been read from the other source's bitmap, before the swap
-            // event that would have dropped them reached this instance.
-            parts.mirror.clear();
-        }
-        parts.holds.release(reason);
+        parts.release(reason);
     }
 
     @Override
@@ -166,7 +158,7 @@ public final class RedisBloomFilter implements FilterGuard, FilterOperations, Ge
 
     @Override
     public Optional<Boolean> isComplete() {
-        return parts.checks.isComplete();
+        return parts.isComplete();
     }
 
     @Override
@@ -211,12 +203,12 @@ public final class RedisBloomFilter implements FilterGuard, FilterOperations, Ge
 
     @Override
     public Duration journalRetention() {
-        return parts.journal.retention();
+        return parts.journalRetention();
     }
 
     @Override
     public boolean verifyNotBehind() {
-        return parts.rewinds.verifyNotBehind();
+        return parts.verifyNotBehind();
     }
 
     @Override
@@ -280,7 +272,7 @@ public final class RedisBloomFilter implements FilterGuard, FilterOperations, Ge
 
         private final BulkLoad load;
 
-        private PendingLoad(BulkLoad load) {
+        PendingLoad(BulkLoad load) {
             this.load = load;
         }
 
@@ -308,7 +300,7 @@ public final class RedisBloomFilter implements FilterGuard, FilterOperations, Ge
 
         private final LoadLock.Lease lease;
 
-        private LoadLease(LoadLock.Lease lease) {
+        LoadLease(LoadLock.Lease lease) {
             this.lease = lease;
         }
 

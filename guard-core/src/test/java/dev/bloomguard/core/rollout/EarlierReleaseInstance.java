@@ -42,7 +42,7 @@ final class EarlierReleaseInstance implements AutoCloseable {
     }
 
     void heartbeat() {
-        String ownDescriptor = GenerationDescriptor.of(own);
+        String ownDescriptor = GenerationDescriptor.of(own.geometry(), own.keyType().orElse(null), own.hash().id());
         writing.putIfAbsent(ownDescriptor, 0L);
         StringBuilder writes = new StringBuilder();
         writing.forEach((descriptor, since) -> writes.append(writes.length() == 0 ? "" : ",").append(descriptor)

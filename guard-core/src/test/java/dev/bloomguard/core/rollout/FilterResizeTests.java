@@ -15,6 +15,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.Membership;
+import dev.bloomguard.core.filter.GrownGeneration;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.redis.RealRedis;
@@ -103,7 +104,7 @@ class FilterResizeTests {
      */
     @Test
     void aGrownGenerationWhoseDecisionIsLostIsStillWrittenToWhileAnotherInstanceMayAnswerFromIt() throws Exception {
-        List<RedisBloomFilter> toLoad = new CopyOnWriteArrayList<>();
+        List<GrownGeneration> toLoad = new CopyOnWriteArrayList<>();
         RedisBloomFilter a = resizing("lost-decision", "instance-a", toLoad);
         RedisBloomFilter b = resizing("lost-decision", "instance-b", toLoad);
         heartbeat(a, b);
@@ -113,17 +114,18 @@ class FilterResizeTests {
         Thread.sleep(RETENTION.toMillis() + 100);
         heartbeat(a, b);
         Await.until("asked to load the grown generation", Duration.ofSeconds(5), () -> !toLoad.isEmpty());
-        RedisBloomFilter grown = toLoad.get(0);
+        GrownGeneration grown = toLoad.get(0);
         assertThat(grown.geometry().expectedInsertions()).isEqualTo(1_600);
+        assertThat(grown.filter()).as("a part of one of the filters that grew").isIn(a, b);
         a.add(700L); // added to both generations before the grown one is loaded
-        grown.load(LongStream.rangeClosed(1, 600).boxed());
+        load(grown, LongStream.rangeClosed(1, 600).boxed());
         heartbeat(a, b);
         assertThat(b.status().resizedFrom()).map(FilterGeometry::expectedInsertions).contains(200L);
         assertThat(b.status().geometry().expectedInsertions()).isEqualTo(1_600);
         assertThat(b.checkAll(LongStream.rangeClosed(1, 600).boxed().toList())).containsOnly(Membership.PRESENT);
         assertThat(b.check(700L)).isEqualTo(Membership.PRESENT);
 
-        REDIS.store().delete(FilterResize.key("lost-decision", "user", GenerationDescriptor.of(a)));
+        REDIS.store().delete(FilterResize.key("lost-decision", "user", descriptor(a)));
         a.generations().orElseThrow().heartbeat(); // finds no decision; b has not heartbeated since
         a.add(1_000_001L);
         assertThat(b.check(1_000_001L)).as("b still answers from the grown generation").isEqualTo(Membership.PRESENT);
@@ -146,9 +148,9 @@ class FilterResizeTests {
      */
     @Test
     void anInstanceOfAReleaseBeforeAutoResizeWritesToTheGrownGenerationThatAnswers() throws Exception {
-        List<RedisBloomFilter> toLoad = new CopyOnWriteArrayList<>();
+        List<GrownGeneration> toLoad = new CopyOnWriteArrayList<>();
         RedisBloomFilter a = resizing("earlier-release", "instance-a", toLoad);
-        RedisBloomFilter grown = grownAndAnswering(a, toLoad);
+        GrownGeneration grown = grownAndAnswering(a, toLoad);
 
         RedisBloomFilter configured = RedisBloomFilter.builder("user", FilterGeometry.of(200, 0.01), REDIS.store())
                 .keyPrefix("earlier-release").keyType(KeyType.INTEGER).checkTimeout(Duration.ofSeconds(5)).build();
@@ -187,7 +189,7 @@ class FilterResizeTests {
     void aRollbackToAReleaseBeforeAutoResizeAndForwardAgainBlocksNothingCreatedMeanwhile(boolean adopted)
             throws Exception {
         String prefix = "roll-back-and-forth-" + adopted;
-        List<RedisBloomFilter> toLoad = new CopyOnWriteArrayList<>();
+        List<GrownGeneration> toLoad = new CopyOnWriteArrayList<>();
         RedisBloomFilter a = resizing(prefix, "instance-a", toLoad);
         grownAndAnswering(a, toLoad);
         RedisBloomFilter configured = RedisBloomFilter.builder("user", FilterGeometry.of(200, 0.01), REDIS.store())
@@ -201,9 +203,9 @@ class FilterResizeTests {
             earlier.heartbeat(); // writes to the configured generation alone
             earlier.add(8_001L);
 
-            List<RedisBloomFilter> returningLoads = new CopyOnWriteArrayList<>();
+            List<GrownGeneration> returningLoads = new CopyOnWriteArrayList<>();
             notReady.clear();
-            String grown = FilterResize.adopted(REDIS.store(), prefix, "user", GenerationDescriptor.of(a));
+            String grown = FilterResize.adopted(REDIS.store(), prefix, "user", descriptor(a));
             RedisBloomFilter returning = adopted
                     ? resizing(prefix, "instance-returning", returningLoads, GenerationDescriptor.geometry(grown))
                     : resizing(prefix, "instance-returning", returningLoads);
@@ -215,15 +217,15 @@ class FilterResizeTests {
             Thread.sleep(RETENTION.toMillis() + 100);
             earlier.heartbeat();
             heartbeat(returning);
-            RedisBloomFilter grownOnReturning = returning;
+            Stream<Long> source = Stream.concat(LongStream.rangeClosed(1, 600).boxed(), Stream.of(8_000L, 8_001L));
             if (adopted) {
                 Await.until("asked to load its own generation again", Duration.ofSeconds(5), () -> notReady.contains(returning));
+                returning.load(source);
             }
             else {
                 Await.until("asked to load the grown generation again", Duration.ofSeconds(5), () -> !returningLoads.isEmpty());
-                grownOnReturning = returningLoads.get(0);
+                load(returningLoads.get(0), source);
             }
-            grownOnReturning.load(Stream.concat(LongStream.rangeClosed(1, 600).boxed(), Stream.of(8_000L, 8_001L)));
             heartbeat(returning);
             earlier.add(8_002L);
             assertThat(returning.status().geometry().expectedInsertions()).isEqualTo(1_600);
@@ -242,7 +244,7 @@ class FilterResizeTests {
      */
     @Test
     void aRebuildByALoaderWhoseClockIsBehindStillHasTheGrownGenerationLoadedAgainBeforeItAnswers() throws Exception {
-        List<RedisBloomFilter> toLoad = new CopyOnWriteArrayList<>();
+        List<GrownGeneration> toLoad = new CopyOnWriteArrayList<>();
         RedisBloomFilter a = resizing("skewed-clock", "instance-a", toLoad);
         grownAndAnswering(a, toLoad);
         toLoad.clear();
@@ -253,7 +255,7 @@ class FilterResizeTests {
         assertThat(a.check(7_000L)).as("found by the rebuild of the configured generation").isEqualTo(Membership.PRESENT);
 
         Await.until("asked to load the grown generation again", Duration.ofSeconds(5), () -> !toLoad.isEmpty());
-        toLoad.get(0).load(Stream.concat(LongStream.rangeClosed(1, 600).boxed(), Stream.of(7_000L)));
+        load(toLoad.get(0), Stream.concat(LongStream.rangeClosed(1, 600).boxed(), Stream.of(7_000L)));
         heartbeat(a);
         assertThat(a.status().geometry().expectedInsertions()).as("the grown generation answers again").isEqualTo(1_600);
         assertThat(a.checkAll(List.of(1L, 600L, 7_000L))).containsOnly(Membership.PRESENT);
@@ -262,7 +264,7 @@ class FilterResizeTests {
     }
 
     /** Loads {@code a} over capacity and waits until the generation it grows into is loaded and answers. */
-    private static RedisBloomFilter grownAndAnswering(RedisBloomFilter a, List<RedisBloomFilter> toLoad)
+    private static GrownGeneration grownAndAnswering(RedisBloomFilter a, List<GrownGeneration> toLoad)
             throws InterruptedException {
         heartbeat(a);
         a.load(LongStream.rangeClosed(1, 600).boxed()); // three times its 200: decides a resize
@@ -270,8 +272,8 @@ class FilterResizeTests {
         Thread.sleep(RETENTION.toMillis() + 100);
         heartbeat(a);
         Await.until("asked to load the grown generation", Duration.ofSeconds(5), () -> !toLoad.isEmpty());
-        RedisBloomFilter grown = toLoad.get(0);
-        grown.load(LongStream.rangeClosed(1, 600).boxed());
+        GrownGeneration grown = toLoad.get(0);
+        load(grown, LongStream.rangeClosed(1, 600).boxed());
         heartbeat(a);
         assertThat(a.status().geometry().expectedInsertions()).as("the grown generation answers").isEqualTo(1_600);
         return grown;
@@ -280,11 +282,22 @@ class FilterResizeTests {
     /** The filters whose not-ready path was taken (a starter's warmer would load them). */
     private static final List<RedisBloomFilter> notReady = new CopyOnWriteArrayList<>();
 
-    private static RedisBloomFilter resizing(String prefix, String instance, List<RedisBloomFilter> toLoad) {
+    /** Loads a grown generation as a starter's warmer would, without its lock (one loader here). */
+    private static void load(GrownGeneration grown, Stream<?> keys) {
+        try (RedisBloomFilter.PendingLoad pending = grown.beginLoad()) {
+            pending.load(keys.iterator(), null, null, false);
+        }
+    }
+
+    private static String descriptor(RedisBloomFilter filter) {
+        return GenerationDescriptor.of(filter.geometry(), filter.keyType().orElse(null), filter.hash().id());
+    }
+
+    private static RedisBloomFilter resizing(String prefix, String instance, List<GrownGeneration> toLoad) {
         return resizing(prefix, instance, toLoad, FilterGeometry.of(200, 0.01));
     }
 
-    private static RedisBloomFilter resizing(String prefix, String instance, List<RedisBloomFilter> toLoad,
+    private static RedisBloomFilter resizing(String prefix, String instance, List<GrownGeneration> toLoad,
             FilterGeometry geometry) {
         return RedisBloomFilter.builder("user", geometry, REDIS.store()).keyPrefix(prefix)
                 .instanceId(instance).keyType(KeyType.INTEGER).checkTimeout(Duration.ofSeconds(5))

@@ -255,17 +255,21 @@ final class FilterLoads {
      * longer each time.
      */
     static LoadReport loadComplete(Task task, boolean force) {
+        return loadComplete(task.filter().name(), () -> KeySource.load(task.source(), task.filter(), force));
+    }
+
+    /** {@code load}, again while it throws {@link IncompleteLoadException}, up to the same attempts as a task's load. */
+    static LoadReport loadComplete(String name, Supplier<LoadReport> load) {
         for (int attempt = 1;; attempt++) {
             try {
-                return KeySource.load(task.source(), task.filter(), force);
+                return load.get();
             }
             catch (IncompleteLoadException ex) {
                 if (attempt == INCOMPLETE_LOAD_ATTEMPTS) {
                     throw ex;
                 }
                 Duration pause = INCOMPLETE_LOAD_PAUSE.multipliedBy(1L << (attempt - 1));
-                log.warn("Filter '{}': {}; loading again in {} ms", task.filter().name(), ex.getMessage(),
-                        pause.toMillis());
+                log.warn("Filter '{}': {}; loading again in {} ms", name, ex.getMessage(), pause.toMillis());
                 sleep(pause);
             }
         }

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.NotReadyCause;
-import dev.bloomguard.core.filter.FilterEvent;
+import dev.bloomguard.core.filter.GrownGeneration;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.spring.metrics.GuardMetrics;
 import dev.bloomguard.spring.metrics.LoadOutcome;
@@ -96,7 +96,7 @@ final class FilterReactions {
     }
 
     /** See {@link FilterWarmer#loadResized}. */
-    void loadResized(RedisBloomFilter resized) {
+    void loadResized(GrownGeneration resized) {
         Task task = tasks.get(resized.name());
         ExecutorService executor = threads.loads();
         if (!threads.started() || task == null || task.source() == null || executor == null || executor.isShutdown()) {
@@ -120,8 +120,7 @@ final class FilterReactions {
                     try (RedisBloomFilter.LoadLease held = lease.get()) {
                         log.info("Filter '{}': loading the generation auto-resize grew it into ({}) from {}", name,
                                 resized.geometry(), task.source().description());
-                        report = FilterLoads.loadComplete(new Task(resized, task.source(), false, false, Duration.ZERO),
-                                false);
+                        report = FilterLoads.loadComplete(name, () -> KeySource.load(task.source(), resized, false));
                         resizedNotBefore.remove(name);
                         metrics.get().recordLoad(name, LoadOutcome.SWAPPED, report.keys(), System.nanoTime() - begun);
                         log.info("Filter '{}': loaded {} keys into its resized generation in {} ms; it answers from the"

@@ -18,6 +18,7 @@ import org.springframework.context.SmartLifecycle;
 import dev.bloomguard.core.LoadRefusedException;
 import dev.bloomguard.core.LoadReport;
 import dev.bloomguard.core.filter.FilterEvent;
+import dev.bloomguard.core.filter.GrownGeneration;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.rollout.FilterGenerations;
 import dev.bloomguard.core.upkeep.FilterUpkeep;
@@ -229,7 +230,7 @@ public final class FilterWarmer implements SmartLifecycle {
      * heartbeats' asking is ignored for {@link FilterLoads#LAST_RETRY}, after a load refused as too
      * small until the next rebuild (as the own generation's): the source is not read in a loop.
      */
-    public void loadResized(RedisBloomFilter resized) {
+    public void loadResized(GrownGeneration resized) {
         reactions.loadResized(resized);
     }
 

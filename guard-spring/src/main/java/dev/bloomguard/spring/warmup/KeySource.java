@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 import dev.bloomguard.core.LoadReport;
+import dev.bloomguard.core.filter.GrownGeneration;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 
 /**
@@ -68,6 +69,19 @@ public interface KeySource {
         // catch-up of rows written since this load starts there.
         Instant sourceTime = source.catchUp().map(CatchUp::now).orElse(null);
         try (RedisBloomFilter.PendingLoad pending = filter.beginLoad(); Stream<?> keys = source.keys(filter)) {
+            return pending.load(keys.iterator(), source.fingerprint(filter), sourceTime, force);
+        }
+    }
+
+    /**
+     * Loads a generation auto-resize grew {@code grown.filter()} into, from the keys {@code source}
+     * gives for that filter (a grown generation has its name, key type and hash), as
+     * {@link #load(KeySource, RedisBloomFilter, boolean)} loads the filter itself.
+     */
+    static LoadReport load(KeySource source, GrownGeneration grown, boolean force) {
+        RedisBloomFilter filter = grown.filter();
+        Instant sourceTime = source.catchUp().map(CatchUp::now).orElse(null);
+        try (RedisBloomFilter.PendingLoad pending = grown.beginLoad(); Stream<?> keys = source.keys(filter)) {
             return pending.load(keys.iterator(), source.fingerprint(filter), sourceTime, force);
         }
     }
