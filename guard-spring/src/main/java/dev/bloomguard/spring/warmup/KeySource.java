@@ -40,6 +40,9 @@ public interface KeySource {
      * instance's fingerprint is live this one lets absent keys through. Change it exactly when
      * the source's definition changes (a query that returns other keys, another key type), never
      * per run: a fingerprint that changes at every start reloads the filter at every start.
+     * Name the source, not the filter's geometry: the generation auto-resize grows a filter into
+     * is loaded with {@link #keys} and this fingerprint of the same {@code filter}, and blocks
+     * only while its fingerprint is the one of the filter's live bitmap.
      */
     String fingerprint(RedisBloomFilter filter);
 
