@@ -8,13 +8,11 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
-import java.util.function.Function;
 
 import org.slf4j.LoggerFactory;
 
 import dev.bloomguard.core.FilterGeometry;
 import dev.bloomguard.core.FilterKeys;
-import dev.bloomguard.core.HashSecrets;
 import dev.bloomguard.core.Hold;
 import dev.bloomguard.core.NotReadyCause;
 import dev.bloomguard.core.check.FilterChecks;
@@ -29,13 +27,9 @@ import dev.bloomguard.core.load.LoadLock;
 import dev.bloomguard.core.mirror.BitmapMirror;
 import dev.bloomguard.core.mirror.TrustLease;
 import dev.bloomguard.core.misses.RememberedMisses;
-import dev.bloomguard.core.redis.BitmapStore;
-import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.CircuitBreaker;
 import dev.bloomguard.core.rollout.FilterGenerations;
-import dev.bloomguard.core.rollout.FilterResize;
 import dev.bloomguard.core.rollout.Generation;
-import dev.bloomguard.core.rollout.GenerationDescriptor;
 import dev.bloomguard.core.status.StatusReader;
 import dev.bloomguard.core.write.FilterWrites;
 import dev.bloomguard.core.write.JournalUpkeep;
@@ -113,7 +107,7 @@ final class FilterParts implements Generation {
         NotReadySignals[] signalled = new NotReadySignals[1];
         this.generations = setup.rolloutHeartbeat == null || facade == null ? null
                 : new FilterGenerations<>(this, setup.store, setup.keyPrefix, setup.instanceId,
-                        setup.rolloutHeartbeat, setup.rolloutGrace, otherGenerations(setup),
+                        setup.rolloutHeartbeat, setup.rolloutGrace, OtherGenerations.of(setup),
                         () -> background.execute(() -> signalled[0].notReady(NotReadyCause.GENERATION_UNLOADED)));
         this.publisher = new EventPublisher(filter, listeners(setup, facade));
         this.signals = new NotReadySignals(filter, generations,
@@ -264,52 +258,5 @@ final class FilterParts implements Generation {
     @Override
     public String toString() {
         return "generation " + filter.keys().live() + " of filter '" + filter.name() + "'";
-    }
-
-    /**
-     * Builds the other generations of this filter met during a rolling change, with the
-     * builder's settings as they are now (a later change to the builder does not reach them).
-     */
-    private static Function<String, FilterParts> otherGenerations(FilterSetup setup) {
-        String name = setup.name;
-        BitmapStore store = setup.store;
-        String prefix = setup.keyPrefix;
-        Duration timeout = setup.checkTimeout;
-        String instance = setup.instanceId;
-        KeyHash own = setup.hash;
-        Duration retention = setup.journalRetention;
-        long capacity = setup.journalCapacity;
-        int batch = setup.maxBatchSize;
-        RememberedMisses.Settings remembered = setup.misses;
-        FilterResize.Policy resize = setup.resizePolicy;
-        double maxShrink = setup.maxShrink;
-        Duration hold = setup.loadHold;
-        Executor executor = setup.background;
-        return descriptor -> ofGeneration(RedisBloomFilter.builder(name, GenerationDescriptor.geometry(descriptor),
-                store).keyPrefix(prefix).checkTimeout(timeout).instanceId(instance)
-                .keyType(GenerationDescriptor.keyType(descriptor))
-                .hash(hashOf(store, name, own, prefix, GenerationDescriptor.hashId(descriptor)))
-                .journalRetention(retention)
-                .journalCapacity(capacity).maxBatchSize(batch).rememberMisses(remembered).autoResize(resize)
-                .maxShrink(maxShrink).loadHold(hold).background(executor));
-    }
-
-    /**
-     * The hash of another generation of this filter: its own when the ids match, else one whose
-     * secret Redis holds. One this instance cannot find cannot be written to: the heartbeat that
-     * meets it fails, so that this instance soon neither answers nor adds (bypass, adds retried)
-     * rather than leave keys out of a generation that others read.
-     */
-    private static KeyHash hashOf(BitmapStore store, String name, KeyHash own, String prefix, String hashId) {
-        if (hashId.equals(own.id())) {
-            return own;
-        }
-        if (hashId.equals(KeyHash.murmur3().id())) {
-            return KeyHash.murmur3();
-        }
-        return HashSecrets.find(store, prefix, name, hashId).orElseThrow(() -> new BitmapStoreException("filter '"
-                + name + "': another instance uses a generation hashed with siphash " + hashId + ", whose secret"
-                + " this instance cannot find in Redis (its instances publish it at each heartbeat), so it cannot"
-                + " add to it yet", null));
     }
 }

@@ -3,6 +3,7 @@ package dev.bloomguard.spring.warmup;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import dev.bloomguard.core.LoadReport;
@@ -68,12 +69,7 @@ public interface KeySource {
      * for {@code force}. Takes no lock: {@link FilterWarmer} holds the filter's load lock around it.
      */
     static LoadReport load(KeySource source, RedisBloomFilter filter, boolean force) {
-        // The source's clock before its snapshot, recorded with the bitmap: every instance's
-        // catch-up of rows written since this load starts there.
-        Instant sourceTime = source.catchUp().map(CatchUp::now).orElse(null);
-        try (RedisBloomFilter.PendingLoad pending = filter.beginLoad(); Stream<?> keys = source.keys(filter)) {
-            return pending.load(keys.iterator(), source.fingerprint(filter), sourceTime, force);
-        }
+        return load(source, filter, filter::beginLoad, force);
     }
 
     /**
@@ -82,9 +78,16 @@ public interface KeySource {
      * {@link #load(KeySource, RedisBloomFilter, boolean)} loads the filter itself.
      */
     static LoadReport load(KeySource source, GrownGeneration grown, boolean force) {
-        RedisBloomFilter filter = grown.filter();
+        return load(source, grown.filter(), grown::beginLoad, force);
+    }
+
+    /** Loads into what {@code into} begins the keys {@code source} gives for {@code filter}. */
+    private static LoadReport load(KeySource source, RedisBloomFilter filter,
+            Supplier<RedisBloomFilter.PendingLoad> into, boolean force) {
+        // The source's clock before its snapshot, recorded with the bitmap: every instance's
+        // catch-up of rows written since this load starts there.
         Instant sourceTime = source.catchUp().map(CatchUp::now).orElse(null);
-        try (RedisBloomFilter.PendingLoad pending = grown.beginLoad(); Stream<?> keys = source.keys(filter)) {
+        try (RedisBloomFilter.PendingLoad pending = into.get(); Stream<?> keys = source.keys(filter)) {
             return pending.load(keys.iterator(), source.fingerprint(filter), sourceTime, force);
         }
     }
