@@ -35,9 +35,10 @@ import dev.bloomguard.core.rollout.FilterGenerations;
  * }</pre>
  * Given a {@link CatchUp} (the caller's query of rows written since a time), it also adds, once an
  * interval for the whole fleet, the rows written outside the filter's adds. What it does not do is
- * the source's: loads and rebuilds read the whole source, which is the caller's. Nor does it see the caller's adds: one that Redis refused after its
- * row committed goes to {@link RetriedAdds}, which retries it until it lands and keeps the filter
- * from blocking meanwhile, as the starter does with its own ({@code WithoutSpringExampleTests}).
+ * the source's: loads and rebuilds read the whole source, which is the caller's. Nor does it see
+ * the caller's adds: one that Redis refused after its row committed goes to {@link RetriedAdds},
+ * which retries it until it lands and keeps the filter from blocking meanwhile, as the starter
+ * does with its own ({@code WithoutSpringExampleTests}).
  */
 public final class FilterUpkeep implements AutoCloseable {
 
@@ -47,20 +48,23 @@ public final class FilterUpkeep implements AutoCloseable {
     private static final class Shared {
         static final ScheduledExecutorService SCHEDULER = daemon("bloomguard-upkeep");
         static final ScheduledExecutorService HEARTBEATS = daemon("bloomguard-upkeep-heartbeat");
-        /** Catch-up queries: a slow one (a database lock) must not hold up the rewind check or the journal's upkeep. */
-        static final ScheduledExecutorService CATCH_UP = daemon("bloomguard-upkeep-catch-up");
+    }
 
-        private static ScheduledExecutorService daemon(String name) {
-            return Executors.newSingleThreadScheduledExecutor(runnable -> {
-                Thread thread = new Thread(runnable, name);
-                thread.setDaemon(true);
-                return thread;
-            });
-        }
+    private static ScheduledExecutorService daemon(String name) {
+        return Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     private final RedisBloomFilter filter;
     private final List<ScheduledFuture<?>> jobs = new ArrayList<>();
+    /**
+     * This filter's catch-up queries, on a thread of their own: a query stuck on a database lock
+     * holds up neither the rewind check nor another filter's catch-up. Null without a catch-up.
+     */
+    private ScheduledExecutorService catchUps;
 
     private FilterUpkeep(RedisBloomFilter filter) {
         this.filter = filter;
@@ -79,6 +83,10 @@ public final class FilterUpkeep implements AutoCloseable {
     public synchronized void close() {
         jobs.forEach(job -> job.cancel(false));
         jobs.clear();
+        if (catchUps != null) {
+            catchUps.shutdown();
+            catchUps = null;
+        }
     }
 
     /**
@@ -204,7 +212,8 @@ public final class FilterUpkeep implements AutoCloseable {
 
         /**
          * Runs {@code catchUp} every {@link CatchUp#interval()} (default: none), on a daemon thread
-         * shared by every upkeep's catch-up, so that a slow query never holds up the rewind check: one
+         * of this upkeep's own (ended by {@link FilterUpkeep#close}), so that a slow query holds up
+         * neither the rewind check nor another filter's catch-up: one
          * instance of the fleet per interval adds the rows written outside the filter's adds since the
          * last run began, by the source's clock. It starts from the source time the live load recorded
          * ({@code PendingLoad#load(keys, sourceId, sourceTime, force)}); a filter loaded without one
@@ -237,7 +246,8 @@ public final class FilterUpkeep implements AutoCloseable {
                 upkeep.jobs.add(every(scheduler, journalPeriod(filter.journalRetention()), upkeep::maintainJournal));
                 if (catchUp != null) {
                     CatchUp job = catchUp;
-                    upkeep.jobs.add(every(Shared.CATCH_UP, job.interval(), () -> upkeep.catchUp(job)));
+                    upkeep.catchUps = daemon("bloomguard-upkeep-catch-up-" + filter.name());
+                    upkeep.jobs.add(every(upkeep.catchUps, job.interval(), () -> upkeep.catchUp(job)));
                 }
             }
             return upkeep;

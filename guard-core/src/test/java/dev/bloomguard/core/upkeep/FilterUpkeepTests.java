@@ -214,6 +214,73 @@ class FilterUpkeepTests {
         }
     }
 
+    /**
+     * Two filters, and one's catch-up query hangs on a database lock (the orders table is being
+     * migrated) while another service writes users: the users' catch-up must still run every
+     * interval, or those rows stay blocked for as long as the other filter's query hangs.
+     */
+    @Test
+    void aCatchUpStuckInOneFiltersQueryDoesNotHoldUpAnotherFiltersCatchUp() {
+        try (RedisServer redis = RedisServer.start()) {
+            LettuceClients client = LettuceClients.standalone(redis.port());
+            CountDownLatch stuck = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            try {
+                RedisBloomFilter orders = RedisBloomFilter.builder("upkeep-stuck-orders", GEOMETRY,
+                        LettuceBitmapStore.create(client, Duration.ofSeconds(10))).build();
+                try (RedisBloomFilter.PendingLoad load = orders.beginLoad()) {
+                    load.load(LongStream.rangeClosed(1, 100).boxed().map(Object.class::cast).iterator(), "orders",
+                            Instant.ofEpochMilli(1_000), false);
+                }
+                CatchUp hanging = new CatchUp() {
+                    @Override
+                    public Duration interval() {
+                        return Duration.ofMillis(100);
+                    }
+
+                    @Override
+                    public String sourceId() {
+                        return "orders";
+                    }
+
+                    @Override
+                    public Instant addSince(RedisBloomFilter filter, Instant since) {
+                        stuck.countDown();
+                        Await.latch(release, Duration.ofSeconds(60)); // a query waiting on a lock
+                        return since;
+                    }
+                };
+                Table table = new Table();
+                LongStream.rangeClosed(1, 1_000).forEach(table::insert);
+                RedisBloomFilter users = RedisBloomFilter.builder("upkeep-catch-up-beside-a-stuck-one", GEOMETRY,
+                        LettuceBitmapStore.create(client, Duration.ofSeconds(10))).build();
+                try (RedisBloomFilter.PendingLoad load = users.beginLoad()) {
+                    load.load(table.keys().iterator(), "table", table.now(), false);
+                }
+                List<Object> behindTheGuard = absentKeys(users, 20);
+                behindTheGuard.forEach(table::insert);
+                try (FilterUpkeep stuckOne = FilterUpkeep.of(orders).catchUp(hanging).start()) {
+                    Await.latch(stuck, Duration.ofSeconds(10));
+                    try (FilterUpkeep other = FilterUpkeep.of(users).catchUp(table.catchUp(Duration.ofMillis(200)))
+                            .start()) {
+                        Await.until("the users' catch-up ran while the orders' query hung", Duration.ofSeconds(10),
+                                () -> !users.checkAll(behindTheGuard).contains(Membership.ABSENT));
+                    }
+                }
+                finally {
+                    release.countDown();
+                }
+                assertThat(users.checkAll(behindTheGuard)).containsOnly(Membership.PRESENT);
+                assertThat(blocked(users)).as("absent keys still blocked").isGreaterThan(950);
+                orders.close();
+                users.close();
+            }
+            finally {
+                client.close();
+            }
+        }
+    }
+
     /** A live bitmap that does not say when its load read the source: the catch-up says so, and adds nothing. */
     @Test
     void aCatchUpOfABitmapLoadedWithoutASourceTimeAsksTheCallerToLoadAgain() {
