@@ -178,6 +178,8 @@ class RedisLostUnderAttackTests {
         private final AtomicLong absentBlocked = new AtomicLong();
         private final AtomicLong presentCalls = new AtomicLong();
         private final AtomicLong presentServed = new AtomicLong();
+        /** Held while the real user's two counts change, and while a phase reads them. */
+        private final Object presentCounts = new Object();
         private final AtomicLong presentRejected = new AtomicLong();
         private final AtomicLong shed = new AtomicLong();
         final Queue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
@@ -208,9 +210,12 @@ class RedisLostUnderAttackTests {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             while (running.get()) {
                 long id = 2L * random.nextInt(1, USERS + 1);
-                presentCalls.incrementAndGet();
-                if (call(id, true)) {
-                    presentServed.incrementAndGet();
+                boolean served = call(id, true);
+                synchronized (presentCounts) { // a call and its answer are counted in the same phase
+                    presentCalls.incrementAndGet();
+                    if (served) {
+                        presentServed.incrementAndGet();
+                    }
                 }
                 LockSupport.parkNanos(20_000_000);
             }
@@ -238,8 +243,11 @@ class RedisLostUnderAttackTests {
 
         /** Lets the flood run for {@code duration} and counts what happened meanwhile. */
         Phase run(Duration duration, GuardedApp.Users users) {
-            long[] before = { absentCalls.get(), absentBlocked.get(), presentCalls.get(), presentServed.get(),
-                    presentRejected.get(), shed.get(), users.calls() };
+            long[] before;
+            synchronized (presentCounts) {
+                before = new long[] { absentCalls.get(), absentBlocked.get(), presentCalls.get(), presentServed.get(),
+                        presentRejected.get(), shed.get(), users.calls() };
+            }
             long started = System.nanoTime();
             LockSupport.parkNanos(duration.toNanos());
             Phase phase = new Phase();
@@ -247,8 +255,10 @@ class RedisLostUnderAttackTests {
             phase.millis = Duration.ofNanos(System.nanoTime() - started).toMillis();
             phase.absentCalls = absentCalls.get() - before[0];
             phase.absentBlocked = absentBlocked.get() - before[1];
-            phase.presentCalls = presentCalls.get() - before[2];
-            phase.presentServed = presentServed.get() - before[3];
+            synchronized (presentCounts) {
+                phase.presentCalls = presentCalls.get() - before[2];
+                phase.presentServed = presentServed.get() - before[3];
+            }
             phase.presentRejected = presentRejected.get() - before[4];
             phase.shed = shed.get() - before[5];
             return phase;
