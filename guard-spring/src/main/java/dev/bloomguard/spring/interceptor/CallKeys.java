@@ -69,16 +69,17 @@ final class CallKeys {
 
     /**
      * A key expression that failed on this call's arguments. What it threw is neither quoted nor
-     * kept as the cause: its message may quote the caller's input ({@code For input string: "..."}),
-     * which must reach neither an ERROR log nor an HTTP body; it is logged here at DEBUG.
+     * kept as the cause, and its message is logged nowhere: it may quote the caller's input
+     * ({@code For input string: "..."}), which must reach no log line and no HTTP body. Its type
+     * and stack frames are logged at DEBUG, to find the expression's mistake by.
      */
     private static BloomGuardException keyFailed(String method, String filter, RuntimeException ex) {
-        log.debug("Key expression of {} (filter '{}') failed", method, filter, ex);
+        log.debug("Key expression of {} (filter '{}') failed", method, filter, WithheldMessages.of(ex));
         String what = ex instanceof KeyExpression.NullPart ? ex.getMessage()
                 : ex.getClass().getName() + (ex instanceof SpelEvaluationException spel
                         ? " (" + spel.getMessageCode().name() + ")" : "")
-                        + "; its message may quote the call's arguments, so it is logged at DEBUG by "
-                        + BloomGuardInterceptor.class.getName() + " only";
+                        + "; its message is not shown, as it may quote the call's arguments (its stack is logged"
+                        + " at DEBUG by " + BloomGuardInterceptor.class.getName() + ")";
         return new BloomGuardException("Key expression of " + method + " (filter '" + filter + "') failed: " + what);
     }
 }

@@ -99,7 +99,7 @@ final class FalseNegativeAudit implements AutoCloseable {
             result = guard.meansNotFound(cause) ? AuditResult.NOT_FOUND : AuditResult.FAILED;
             if (result == AuditResult.FAILED) {
                 log.debug("Filter '{}': the audit's lookup of a blocked call of {} failed: {}", guard.filter(),
-                        guard.method(), cause.toString());
+                        guard.method(), cause.getClass().getName(), WithheldMessages.of(cause));
             }
         }
         if (result == AuditResult.FOUND) {
