@@ -41,9 +41,14 @@ public final class HashSecrets {
 
     /**
      * The secrets read from Redis as a filter's generated secret: the only ones ever published,
-     * so that what is written to Redis is never more than what Redis already held.
+     * so that what is written to Redis is never more than what Redis already held. Per filter, and
+     * forgotten once the same secret is configured for the filter: an application restarted in the
+     * same JVM with its generated secret copied into its configuration must not publish it again.
      */
-    private static final Set<KeyHash> GENERATED = ConcurrentHashMap.newKeySet();
+    private static final Set<Generated> GENERATED = ConcurrentHashMap.newKeySet();
+
+    private record Generated(String keyPrefix, String filterName, KeyHash hash) {
+    }
 
     private HashSecrets() {
     }
@@ -73,7 +78,7 @@ public final class HashSecrets {
         String held = store.get(key).orElseThrow(() -> new BitmapStoreException("the siphash secret of filter '"
                 + filterName + "' at " + key + " vanished right after it was stored", null));
         KeyHash hash = fromRedis(held, key);
-        GENERATED.add(hash);
+        GENERATED.add(new Generated(keyPrefix, filterName, hash));
         publish(store, keyPrefix, filterName, hash);
         return hash;
     }
@@ -86,7 +91,7 @@ public final class HashSecrets {
      * @throws BitmapStoreException when Redis fails
      */
     public static void publish(BitmapStore store, String keyPrefix, String filterName, KeyHash hash) {
-        if (hash.secret().isPresent() && GENERATED.contains(hash)) {
+        if (hash.secret().isPresent() && GENERATED.contains(new Generated(keyPrefix, filterName, hash))) {
             store.setIfAbsent(publishedKey(keyPrefix, filterName, hash.id()), hash.secret().get(), null);
         }
     }
@@ -101,6 +106,7 @@ public final class HashSecrets {
      */
     public static KeyHash configured(BitmapStore store, String keyPrefix, String filterName, String secret) {
         KeyHash hash = KeyHash.sipHash(secret);
+        GENERATED.remove(new Generated(keyPrefix, filterName, hash));
         String published = publishedKey(keyPrefix, filterName, hash.id());
         try {
             if (store.get(published).filter(KeyHash::isValidSecret).map(KeyHash::sipHash).filter(hash::equals)

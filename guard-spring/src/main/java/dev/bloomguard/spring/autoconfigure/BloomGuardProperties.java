@@ -535,8 +535,9 @@ public class BloomGuardProperties {
         /**
          * Secret of a siphash filter: 32 hexadecimal digits (128 bits). Empty: the first instance
          * generates one and keeps it in Redis at <key-prefix>:v1:{<filter>}:hash-secret, without expiry.
-         * A configured one is published in Redis under its fingerprint, so that instances of another
-         * configuration can add to the filter during a rolling change. Never logged.
+         * A configured one is never written to Redis, only its fingerprint in the key names (during
+         * a rolling change to or from it, instances of the other configuration bypass rather than
+         * write to its generation). Never logged.
          */
         private String hashSecret = "";
 
