@@ -24,6 +24,7 @@ import dev.bloomguard.core.load.BulkLoad;
 import dev.bloomguard.core.load.CatchUpTurn;
 import dev.bloomguard.core.load.LiveMeta;
 import dev.bloomguard.core.load.LoadLock;
+import dev.bloomguard.core.load.RebuildTurn;
 import dev.bloomguard.core.mirror.MirrorStats;
 import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.redis.BitmapStore;
@@ -244,6 +245,17 @@ public final class RedisBloomFilter implements FilterGuard, FilterOperations, Au
     @Override
     public Optional<CatchUpTurn> tryCatchUpTurn(String sourceId, Duration interval) {
         return parts.loader.tryCatchUpTurn(sourceId, interval);
+    }
+
+    /**
+     * Takes the fleet's turn at a rebuild on demand ({@link RebuildTurn}): empty while a rebuild
+     * asked for by any instance of the fleet is within its cooldown. For an endpoint or an
+     * operator's tool, never for a warmup or a scheduled rebuild.
+     *
+     * @throws dev.bloomguard.core.redis.BitmapStoreException when Redis fails
+     */
+    public Optional<RebuildTurn> tryRebuildTurn(Duration cooldown) {
+        return parts.loader.tryRebuildTurn(cooldown);
     }
 
     @Override

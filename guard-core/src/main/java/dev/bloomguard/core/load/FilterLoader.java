@@ -92,6 +92,11 @@ public final class FilterLoader {
         return CatchUpTurn.tryTake(filter, keyPrefix, sourceId, interval);
     }
 
+    /** See {@link RebuildTurn}: one rebuild on demand per cooldown for the whole fleet. */
+    public Optional<RebuildTurn> tryRebuildTurn(Duration cooldown) {
+        return RebuildTurn.tryTake(filter, keyPrefix, cooldown);
+    }
+
     /** The last load this instance completed, if any. */
     public Optional<LoadReport> lastLoad() {
         return Optional.ofNullable(lastLoad);

@@ -6,7 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -55,12 +54,15 @@ public final class BloomGuardEndpoint {
     public static final String LOAD_REFUSED = "The load read far fewer keys than the live filter holds and was"
             + " refused (rebuild.max-shrink); the application log has the counts";
 
-    private static final int TOO_MANY_REQUESTS = 429;
+    /** Why a rebuild did not start: Redis failed, when asked whether the fleet may rebuild now. */
+    public static final String REDIS_FAILED = "Redis failed when asked whether the fleet may rebuild the filter now;"
+            + " the application log has the cause";
+
 
     private final FilterStatusCache statuses;
     private final BloomFilterRegistry registry;
     private final FilterWarmer warmer;
-    private final RebuildCooldown cooldown;
+    private final RebuildRequests rebuilds;
 
     /**
      * @param warmer what rebuilds filters, or null when the application has none (rebuilds are
@@ -72,7 +74,7 @@ public final class BloomGuardEndpoint {
         this.statuses = statuses;
         this.registry = statuses.registry();
         this.warmer = warmer;
-        this.cooldown = new RebuildCooldown(rebuildCooldown, System::nanoTime);
+        this.rebuilds = new RebuildRequests(registry, warmer, rebuildCooldown);
     }
 
     /** Every filter, in configuration order, from the cached statuses. */
@@ -109,8 +111,11 @@ public final class BloomGuardEndpoint {
      *
      * <p>While a rebuild this endpoint started for {@code filter} runs, and for the cooldown after
      * it started and after it ended, the answer is HTTP 429 with {@code retryAfter}, and nothing
-     * starts. A request that finds another load of the filter running (a warmup, a scheduled
-     * rebuild) starts nothing, neither now nor queued behind it, and so no cooldown either.
+     * starts; the same holds for the fleet: a rebuild any instance's endpoint started takes the
+     * fleet's turn in Redis, so a client repeating its POST through a load balancer
+     * still gets one rebuild per cooldown. A request that finds another load of the filter running,
+     * in this instance or another (a warmup, a scheduled rebuild, a rebuild past its cooldown),
+     * starts nothing, neither now nor queued behind it, and so no cooldown either.
      *
      * @throws InvalidEndpointRequestException (HTTP 400) when there is no such filter or it has no
      *     key source to rebuild from
@@ -121,36 +126,7 @@ public final class BloomGuardEndpoint {
             throw new InvalidEndpointRequestException("No FilterWarmer in this application",
                     "This application has no FilterWarmer to rebuild filters with");
         }
-        Optional<Duration> wait = cooldown.start(filter);
-        if (wait.isPresent()) {
-            return new WebEndpointResponse<>(new RebuildDescriptor(filter, "cooling-down", null, wholeSeconds(wait.get())),
-                    TOO_MANY_REQUESTS);
-        }
-        CompletableFuture<LoadReport> load;
-        try {
-            if (warmer.isWarming(filter)) {
-                // Not asked of the warmer, which would queue a rebuild behind the running load.
-                cooldown.cancel(filter);
-                return new WebEndpointResponse<>(new RebuildDescriptor(filter, "already-running", null, null));
-            }
-            load = warmer.rebuild(filter);
-        }
-        catch (IllegalArgumentException ex) {
-            cooldown.cancel(filter);
-            throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
-        }
-        if (load.isCompletedExceptionally()) {
-            cooldown.cancel(filter);
-            return new WebEndpointResponse<>(new RebuildDescriptor(filter, "failed", LOAD_FAILED, null));
-        }
-        load.whenComplete((report, error) -> cooldown.finished(filter));
-        return new WebEndpointResponse<>(new RebuildDescriptor(filter, "started", null, null));
-    }
-
-    /** Rounded up, so that a client that waits this long is not refused again. */
-    private static Duration wholeSeconds(Duration duration) {
-        Duration seconds = Duration.ofSeconds(duration.getSeconds());
-        return seconds.equals(duration) ? seconds : seconds.plusSeconds(1);
+        return rebuilds.rebuild(filter);
     }
 
     private FilterDescriptor describe(RedisBloomFilter filter, FilterStatusCache.Snapshot snapshot) {
@@ -253,10 +229,12 @@ public final class BloomGuardEndpoint {
      * What a rebuild request did.
      *
      * @param rebuild {@code started}, {@code already-running} (a load of this filter was running
-     *     here; it is not started twice), {@code failed} or {@code cooling-down} (HTTP 429: this
-     *     endpoint started a rebuild of the filter within {@code bloom-guard.endpoint.rebuild-cooldown})
-     * @param reason why it failed, in general terms
-     * @param retryAfter how long until a rebuild of the filter may be asked for again, when cooling down
+     *     here or in another instance; it is not started twice), {@code failed} (HTTP 503 when Redis
+     *     failed before it started) or {@code cooling-down} (HTTP 429: this endpoint, or another
+     *     instance's, started a rebuild of the filter within {@code bloom-guard.endpoint.rebuild-cooldown})
+     * @param reason why it failed, in general terms: {@link #LOAD_FAILED} or {@link #REDIS_FAILED}
+     * @param retryAfter how long until a rebuild of the filter may be asked for again, when cooling
+     *     down (for a rebuild another instance started, the whole cooldown: at most that long)
      */
     public record RebuildDescriptor(String filter, String rebuild, String reason, Duration retryAfter)
             implements OperationResponseBody {

@@ -280,7 +280,8 @@ public class BloomGuardProperties {
         /**
          * After the endpoint starts a rebuild of a filter (POST), how long it answers further
          * rebuilds of that filter with HTTP 429, counted from the rebuild's start and again from its
-         * end (it holds while the rebuild runs); each instance counts the requests it serves. 0: no cooldown.
+         * end (it holds while the rebuild runs), on every instance of the fleet (a turn in Redis).
+         * 0: no cooldown.
          */
         private Duration rebuildCooldown = Duration.ofMinutes(1);
 
