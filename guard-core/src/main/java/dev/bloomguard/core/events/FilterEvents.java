@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -124,7 +125,8 @@ public final class FilterEvents implements AutoCloseable {
                 catch (RuntimeException ex) {
                     log.warn("Filter '{}': cannot hear other instances yet ({}); retrying", filter, ex.getMessage());
                     try {
-                        Thread.sleep(1_000);
+                        // Jittered, so that the instances a Redis restart cut off do not subscribe in lock step.
+                        Thread.sleep(500 + ThreadLocalRandom.current().nextLong(501));
                     }
                     catch (InterruptedException interrupted) {
                         Thread.currentThread().interrupt();

@@ -47,6 +47,9 @@ final class FilterLoads {
     /** Loads tried, under one hold of the lock, while Redis keeps losing part of them before the swap. */
     private static final int INCOMPLETE_LOAD_ATTEMPTS = 3;
     private static final Duration INCOMPLETE_LOAD_PAUSE = Duration.ofMillis(500);
+    /** Jittered: instances whose loads a flush cut short together do not query again together. */
+    private static final Backoff INCOMPLETE_LOAD_BACKOFF = Backoff.of(INCOMPLETE_LOAD_PAUSE,
+            INCOMPLETE_LOAD_PAUSE.multipliedBy(1L << (INCOMPLETE_LOAD_ATTEMPTS - 2)));
 
     private final WarmerThreads threads;
     private final SourceTrust trust;
@@ -268,7 +271,7 @@ final class FilterLoads {
                 if (attempt == INCOMPLETE_LOAD_ATTEMPTS) {
                     throw ex;
                 }
-                Duration pause = INCOMPLETE_LOAD_PAUSE.multipliedBy(1L << (attempt - 1));
+                Duration pause = INCOMPLETE_LOAD_BACKOFF.delay(attempt);
                 log.warn("Filter '{}': {}; loading again in {} ms", name, ex.getMessage(), pause.toMillis());
                 sleep(pause);
             }
