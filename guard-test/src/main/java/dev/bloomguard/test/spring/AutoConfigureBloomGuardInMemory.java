@@ -15,8 +15,8 @@ import dev.bloomguard.test.memory.InMemoryBitmapStore;
  * Runs a test's application context with bloom-guard's filters in this JVM's memory
  * ({@link InMemoryBitmapStore}): no Redis is needed, and none is connected to by the starter. As
  * Spring Boot's {@code @AutoConfigureTestDatabase} is for a {@code DataSource}: put it on a
- * {@code @SpringBootTest}, or on a slice ({@code @SpringBootTest(classes = UserService.class)},
- * {@code @WebMvcTest}, {@code @DataJdbcTest}, ...), which it also gives the starter's
+ * {@code @SpringBootTest}, or on a slice ({@code @SpringBootTest(classes = UserService.class)} or
+ * {@code @WebMvcTest}, both tested here), which it also gives the starter's
  * auto-configurations (the advice behind {@code @BloomGuard}/{@code @BloomPut}, the warmer, the
  * HTTP 404 of a rejection) and a {@link BloomGuardTester}.
  *
