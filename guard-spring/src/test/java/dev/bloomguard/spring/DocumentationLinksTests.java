@@ -46,6 +46,34 @@ class DocumentationLinksTests {
                 .isLessThanOrEqualTo(README_MAX_LINES);
     }
 
+    /**
+     * What a newcomer reads first, in this order: the pitch with the two commands (the demo, the
+     * tests), whether it is released, the quick start with its prerequisites, and then at once what
+     * the guard cannot see, before any other section.
+     */
+    @Test
+    void readmeOpensWithThePitchTheQuickStartAndWhatTheGuardCannotSee() throws IOException {
+        String readme = Files.readString(ReadmeExamplesTests.projectRoot().resolve("README.md"));
+        List<String> sections = new ArrayList<>();
+        Matcher section = Pattern.compile("^## (.+)$", Pattern.MULTILINE).matcher(readme);
+        while (section.find()) {
+            sections.add(section.group(1).trim());
+        }
+        assertThat(sections).as("the README's sections").startsWith("Quick start", "What the guard cannot see");
+
+        String beforeQuickStart = readme.substring(0, readme.indexOf("\n## Quick start"));
+        assertThat(beforeQuickStart).as("the pitch, above the quick start")
+                .contains("java -jar demo-app/target/demo-app-").contains("./mvnw -B verify")
+                .contains("Not released yet").contains("0.1.0-SNAPSHOT");
+        String quickStart = readme.substring(readme.indexOf("\n## Quick start"),
+                readme.indexOf("\n## What the guard cannot see"));
+        assertThat(quickStart).as("the quick start's prerequisites")
+                .contains("Prerequisites").contains("noeviction").contains("volatile-*").contains("allkeys-*")
+                .contains("DataSource").contains("warmup.sql");
+        assertThat(readme.toLowerCase(Locale.ROOT)).as("a README of a library never released")
+                .doesNotContain("from 0.1").doesNotContain("upgrading from");
+    }
+
     @Test
     void everyRelativeLinkLeadsToAFileAndAHeadingThatExist() throws IOException {
         Path root = ReadmeExamplesTests.projectRoot();
