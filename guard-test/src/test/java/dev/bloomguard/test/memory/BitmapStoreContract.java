@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -31,6 +32,7 @@ import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.redis.BitmapStore;
+import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.testsupport.AbsentKeys;
 import dev.bloomguard.testsupport.Await;
 import dev.bloomguard.testsupport.GuavaFilters;
@@ -329,6 +331,155 @@ abstract class BitmapStoreContract {
         Await.until("the other filter knows the miss", TIMEOUT, () -> two.isRememberedMissAsync(4242L, LOOKUP).join());
         two.add(4242L);
         assertThat(one.isRememberedMissAsync(4242L, LOOKUP).join()).isFalse();
+    }
+
+    // The key primitives (KeyStore): SET NX PX, the *-if-equals scripts, GET, DEL, the hash
+    // commands and clear-bit-if-exists.lua, each as Redis answers it.
+
+    @Test
+    void setIfAbsentTakesOnlyAFreeKeyAndItsTtlFreesItAgain() {
+        assertThat(store.setIfAbsent("turn", "first", Duration.ofSeconds(1))).isTrue();
+        assertThat(store.setIfAbsent("kept", "forever", null)).isTrue();
+
+        assertThat(store.setIfAbsent("turn", "second", Duration.ofSeconds(1))).isFalse();
+        assertThat(store.setIfAbsent("turn", "second", null)).isFalse();
+        assertThat(store.setIfAbsent("kept", "second", Duration.ofSeconds(1))).isFalse();
+        assertThat(store.get("turn")).contains("first");
+        assertThat(store.get("kept")).contains("forever");
+
+        advance(Duration.ofMillis(1_200));
+        assertThat(store.get("turn")).as("past its TTL").isEmpty();
+        assertThat(store.get("kept")).as("set without a TTL: never expires").contains("forever");
+        assertThat(store.setIfAbsent("turn", "second", null)).as("free again").isTrue();
+        assertThat(store.get("turn")).contains("second");
+    }
+
+    /** {@code SET NX} asks only whether the key exists: a hash there is as taken as a string. */
+    @Test
+    void setIfAbsentFindsAKeyOfAnyTypeTaken() {
+        store.hashSet("taken", "field", "value");
+
+        assertThat(store.setIfAbsent("taken", "token", null)).isFalse();
+        assertThat(store.hashGetAll("taken")).isEqualTo(Map.of("field", "value"));
+    }
+
+    /** As the lease of a lock or a turn: renewed only by the holder whose token the key still holds. */
+    @Test
+    void expireIfEqualsSetsTheExpiryOnlyWhileTheKeyHoldsTheValue() {
+        store.setIfAbsent("lease", "holder", Duration.ofSeconds(1));
+        store.setIfAbsent("unexpiring", "holder", null);
+        store.setIfAbsent("held-by-another", "another", null);
+        advance(Duration.ofMillis(300));
+
+        assertThat(store.expireIfEquals("lease", "stranger", Duration.ofMinutes(1))).isFalse();
+        assertThat(store.expireIfEquals("lease", "holder", Duration.ofSeconds(2))).isTrue();
+        assertThat(store.expireIfEquals("unexpiring", "holder", Duration.ofSeconds(1))).isTrue();
+        assertThat(store.expireIfEquals("held-by-another", "holder", Duration.ofMillis(100))).isFalse();
+        assertThat(store.expireIfEquals("missing", "holder", Duration.ofSeconds(1))).isFalse();
+        assertThat(store.get("missing")).as("not created").isEmpty();
+
+        advance(Duration.ofMillis(900));
+        assertThat(store.get("lease")).as("renewed past its first TTL").contains("holder");
+        advance(Duration.ofMillis(1_300));
+        assertThat(store.get("lease")).as("expired 2 s after the renewal, not 2 s after the first TTL").isEmpty();
+        assertThat(store.get("unexpiring")).as("given an expiry by the renewal").isEmpty();
+        assertThat(store.get("held-by-another")).as("no expiry given").contains("another");
+        assertThat(store.expireIfEquals("lease", "holder", Duration.ofSeconds(1))).as("lost once expired").isFalse();
+        assertThat(store.get("lease")).isEmpty();
+    }
+
+    @Test
+    void deleteIfEqualsDeletesOnlyWhileTheKeyHoldsTheValue() {
+        store.setIfAbsent("lock", "holder", null);
+
+        assertThat(store.deleteIfEquals("lock", "stranger")).isFalse();
+        assertThat(store.get("lock")).contains("holder");
+        assertThat(store.deleteIfEquals("lock", "holder")).isTrue();
+        assertThat(store.get("lock")).isEmpty();
+        assertThat(store.deleteIfEquals("lock", "holder")).as("already gone").isFalse();
+
+        store.setIfAbsent("lock", "holder", Duration.ofMillis(500));
+        advance(Duration.ofMillis(700));
+        assertThat(store.deleteIfEquals("lock", "holder")).as("expired: nothing of the holder's left").isFalse();
+        assertThat(store.setIfAbsent("lock", "next", null)).isTrue();
+        assertThat(store.deleteIfEquals("lock", "holder")).as("another's now").isFalse();
+        assertThat(store.get("lock")).contains("next");
+    }
+
+    @Test
+    void getReadsAStringAndDeleteRemovesKeysOfEveryType() {
+        assertThat(store.get("never-set")).isEmpty();
+        store.setIfAbsent("text", "h\u00e9llo \u2713", null);
+        store.hashSet("hash", "field", "value");
+        store.writeBitmap("bits", new byte[] { 1, 2, 3 }, Duration.ofMinutes(1));
+        assertThat(store.get("text")).contains("h\u00e9llo \u2713");
+
+        store.delete("text", "hash", "bits", "never-set");
+
+        assertThat(store.get("text")).isEmpty();
+        assertThat(store.hashGetAll("hash")).isEmpty();
+        assertThat(store.length("bits")).isZero();
+        assertThat(store.setIfAbsent("hash", "free", null)).as("the hash is gone, not emptied").isTrue();
+    }
+
+    @Test
+    void hashFieldsAreSetIncrementedAndDeletedAndTheHashGoesWithItsLastField() {
+        assertThat(store.hashGetAll("counts")).isEmpty();
+        assertThat(store.hashIncrement("counts", "adds", 5)).as("a missing field counts from 0").isEqualTo(5);
+        assertThat(store.hashIncrement("counts", "adds", -7)).isEqualTo(-2);
+        store.hashSet("counts", "name", "first");
+        store.hashSet("counts", "name", "second");
+        store.hashSet("counts", "base", "40");
+        assertThat(store.hashIncrement("counts", "base", 2)).isEqualTo(42);
+        assertThat(store.hashGetAll("counts")).isEqualTo(Map.of("adds", "-2", "name", "second", "base", "42"));
+
+        store.hashDelete("counts", "no-such-field");
+        store.hashDelete("no-such-hash", "field");
+        store.hashDelete("counts", "adds");
+        store.hashDelete("counts", "name", Duration.ofMillis(500));
+        assertThat(store.hashGetAll("counts")).isEqualTo(Map.of("base", "42"));
+        assertThat(store.hashGetAll("no-such-hash")).isEmpty();
+
+        store.hashDelete("counts", "base");
+        assertThat(store.hashGetAll("counts")).isEmpty();
+        assertThat(store.setIfAbsent("counts", "free", null)).as("the hash went with its last field").isTrue();
+    }
+
+    /** {@code HINCRBY} on a value that is not an integer, or past a long, fails and changes nothing. */
+    @Test
+    void hashIncrementRefusesAFieldThatIsNotAnIntegerOrWouldOverflow() {
+        store.hashSet("meta", "loadedAt", "not-a-number");
+        store.hashSet("meta", "max", Long.toString(Long.MAX_VALUE));
+
+        assertThat(catchThrowable(() -> store.hashIncrement("meta", "loadedAt", 1))).isInstanceOf(BitmapStoreException.class);
+        assertThat(catchThrowable(() -> store.hashIncrement("meta", "max", 1))).isInstanceOf(BitmapStoreException.class);
+        assertThat(store.hashGetAll("meta")).isEqualTo(Map.of("loadedAt", "not-a-number", "max", Long.toString(Long.MAX_VALUE)));
+    }
+
+    /** As a generation's ready markers are cleared: a bitmap that is there loses the bit, one that is not stays away. */
+    @Test
+    void clearBitClearsABitOfAKeyThatExistsAndCreatesNone() {
+        store.clearBit("missing", 7);
+        assertThat(store.get("missing")).as("a missing key stays missing").isEmpty();
+        assertThat(store.length("missing")).isZero();
+        assertThat(store.bitCount("missing")).isZero();
+
+        store.writeBitmap("bits", new byte[] { (byte) 0xff, 0x0f }, Duration.ofSeconds(1));
+        assertThat(store.bitCount("bits")).isEqualTo(12);
+        assertThat(store.length("bits")).isEqualTo(2);
+        store.clearBit("bits", 0);
+        store.clearBit("bits", 0);
+        store.clearBit("bits", 8);
+        assertThat(store.getRange("bits", 0, -1)).containsExactly(0x7f, 0x0f);
+        assertThat(store.bitCount("bits")).isEqualTo(11);
+
+        store.clearBit("bits", 31);
+        assertThat(store.length("bits")).as("grown with zeros, as SETBIT grows a string").isEqualTo(4);
+        assertThat(store.getRange("bits", 0, -1)).containsExactly(0x7f, 0x0f, 0, 0);
+        assertThat(store.bitCount("bits")).isEqualTo(11);
+
+        advance(Duration.ofMillis(1_200));
+        assertThat(store.length("bits")).as("the expiry writeBitmap gave it is kept").isZero();
     }
 
     private RedisBloomFilter filter(String name, FilterGeometry geometry) {
