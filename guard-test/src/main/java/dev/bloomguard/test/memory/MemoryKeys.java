@@ -87,18 +87,32 @@ final class MemoryKeys implements KeyStore {
 
     @Override
     public boolean setIfAbsent(String key, String value, Duration ttl) {
+        // Redis refuses PX under 1 ms before it looks at the key, and sets nothing.
+        if (ttl != null && ttl.toMillis() <= 0) {
+            throw new BitmapStoreException("ERR invalid expire time in 'set' command: " + ttl + " for " + key, null);
+        }
         return keys.write(() -> {
             if (keys.exists(key)) {
                 return false;
             }
-            keys.setText(key, value, ttl == null ? 0 : Math.max(1, ttl.toMillis()));
+            keys.setText(key, value, ttl == null ? 0 : ttl.toMillis());
             return true;
         });
     }
 
     @Override
     public boolean expireIfEquals(String key, String value, Duration ttl) {
-        return keys.write(() -> value.equals(keys.text(key)) && keys.expire(key, Math.max(1, ttl.toMillis())));
+        return keys.write(() -> {
+            if (!value.equals(keys.text(key))) {
+                return false;
+            }
+            if (ttl.toMillis() <= 0) {
+                // PEXPIRE with no time left deletes the key at once.
+                keys.delete(key);
+                return true;
+            }
+            return keys.expire(key, ttl.toMillis());
+        });
     }
 
     @Override

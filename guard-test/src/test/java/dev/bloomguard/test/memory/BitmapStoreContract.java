@@ -363,6 +363,17 @@ abstract class BitmapStoreContract {
         assertThat(store.hashGetAll("taken")).isEqualTo(Map.of("field", "value"));
     }
 
+    /** Redis refuses {@code SET ... PX} of less than one ms ("invalid expire time"): nothing is set. */
+    @Test
+    void setIfAbsentRefusesATtlUnderAMillisecond() {
+        for (Duration ttl : List.of(Duration.ZERO, Duration.ofNanos(999_999), Duration.ofMillis(-1))) {
+            assertThat(catchThrowable(() -> store.setIfAbsent("instant", "token", ttl))).as("ttl %s", ttl)
+                    .isInstanceOf(BitmapStoreException.class);
+        }
+        assertThat(store.get("instant")).isEmpty();
+        assertThat(store.setIfAbsent("instant", "token", Duration.ofMillis(1))).as("1 ms is a TTL").isTrue();
+    }
+
     /** As the lease of a lock or a turn: renewed only by the holder whose token the key still holds. */
     @Test
     void expireIfEqualsSetsTheExpiryOnlyWhileTheKeyHoldsTheValue() {
@@ -386,6 +397,22 @@ abstract class BitmapStoreContract {
         assertThat(store.get("held-by-another")).as("no expiry given").contains("another");
         assertThat(store.expireIfEquals("lease", "holder", Duration.ofSeconds(1))).as("lost once expired").isFalse();
         assertThat(store.get("lease")).isEmpty();
+    }
+
+    /** The script's {@code PEXPIRE} with a TTL of 0 ms or less deletes the key at once. */
+    @Test
+    void expireIfEqualsWithoutATimeLeftDeletesTheKey() {
+        store.setIfAbsent("lease", "holder", null);
+        store.setIfAbsent("other-lease", "holder", Duration.ofMinutes(1));
+
+        assertThat(store.expireIfEquals("lease", "stranger", Duration.ZERO)).isFalse();
+        assertThat(store.get("lease")).contains("holder");
+        assertThat(store.expireIfEquals("lease", "holder", Duration.ZERO)).isTrue();
+        assertThat(store.expireIfEquals("other-lease", "holder", Duration.ofMillis(-5))).isTrue();
+
+        assertThat(store.get("lease")).isEmpty();
+        assertThat(store.get("other-lease")).isEmpty();
+        assertThat(store.setIfAbsent("lease", "next", null)).isTrue();
     }
 
     @Test
