@@ -3,11 +3,13 @@ package dev.bloomguard.test.memory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,10 +50,15 @@ abstract class BitmapStoreContract {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final String LOOKUP = "Users#find";
+    private static final String INSTANCES = "registry:{users}:instances";
+    private static final String GENERATIONS = "registry:{users}:generations";
+    private static final String INVALIDATED = "registry:{users}:invalidated";
+    private static final String META = "users:{0}:meta";
 
     private BitmapStore store;
     private final ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor();
     private final List<RedisBloomFilter> filters = new ArrayList<>();
+    private final List<BitmapStore.Subscription> subscriptions = new ArrayList<>();
 
     /** A store holding nothing of an earlier test. */
     abstract BitmapStore newStore();
@@ -78,6 +85,7 @@ abstract class BitmapStoreContract {
     @AfterEach
     void close() {
         filters.forEach(RedisBloomFilter::close);
+        subscriptions.forEach(BitmapStore.Subscription::close);
         renewals.shutdownNow();
         closeStore(store);
     }
@@ -509,6 +517,147 @@ abstract class BitmapStoreContract {
         assertThat(store.length("bits")).as("the expiry writeBitmap gave it is kept").isZero();
     }
 
+    // The rollout registry (RegistryStore): heartbeat.lua, registry.lua and time.lua, by Redis's clock.
+
+    @Test
+    void aHeartbeatRecordsItsEntriesAtRedisTimeAndReadsTheRegistryWhole() {
+        long before = store.timeMillis(GENERATIONS);
+        BitmapStore.Heartbeat first = store.heartbeat(INSTANCES, GENERATIONS, INVALIDATED, "instance-a", "v1;writes=g1",
+                List.of("g1", "g2"), List.of());
+        String at = Long.toString(first.now());
+        assertThat(first.now()).isBetween(before, store.timeMillis(GENERATIONS));
+        assertThat(first.instances()).isEqualTo(Map.of("instance-a", "v1;writes=g1|" + at));
+        assertThat(first.generations()).isEqualTo(Map.of("g1", at, "g2", at));
+        assertThat(first.invalidated()).isEmpty();
+
+        advance(Duration.ofMillis(100));
+        BitmapStore.Heartbeat second = store.heartbeat(INSTANCES, GENERATIONS, INVALIDATED, "instance-b", "v2",
+                List.of("g2"), List.of("live-g1"));
+        String later = Long.toString(second.now());
+        assertThat(second.now()).isGreaterThanOrEqualTo(first.now() + 100);
+        assertThat(second.instances()).isEqualTo(Map.of("instance-a", "v1;writes=g1|" + at, "instance-b", "v2|" + later));
+        assertThat(second.generations()).as("g1 where instance-a left it").isEqualTo(Map.of("g1", at, "g2", later));
+        assertThat(second.invalidated()).isEqualTo(Map.of("live-g1", later));
+
+        BitmapStore.Heartbeat third = store.heartbeat(INSTANCES, GENERATIONS, INVALIDATED, "instance-a", "v1;writes=",
+                List.of(), List.of());
+        String last = Long.toString(third.now());
+        assertThat(third.instances()).as("an instance's entry is replaced by its next heartbeat")
+                .isEqualTo(Map.of("instance-a", "v1;writes=|" + last, "instance-b", "v2|" + later));
+        assertThat(third.generations()).as("no generation heartbeated, none touched").isEqualTo(second.generations());
+        assertThat(third.invalidated()).isEqualTo(second.invalidated());
+
+        BitmapStore.Registry registry = store.readRegistry(GENERATIONS, INVALIDATED);
+        assertThat(registry.now()).isBetween(third.now(), store.timeMillis(GENERATIONS));
+        assertThat(registry.generations()).isEqualTo(third.generations());
+        assertThat(registry.invalidated()).isEqualTo(third.invalidated());
+        assertThat(store.hashGetAll(INSTANCES)).isEqualTo(third.instances());
+    }
+
+    /**
+     * Nothing in the registry expires by itself, and reading it writes nothing: an entry keeps the
+     * time of the heartbeat that wrote it until a later one, and goes only when it is deleted (an
+     * instance leaving or forgotten, a generation deleted), as the scripts set no TTL.
+     */
+    @Test
+    void theRegistryKeepsEachEntryWithItsTimeUntilItIsDeleted() {
+        BitmapStore.Registry none = store.readRegistry(GENERATIONS, INVALIDATED);
+        assertThat(none.generations()).isEmpty();
+        assertThat(none.invalidated()).isEmpty();
+        BitmapStore.Heartbeat beat = store.heartbeat(INSTANCES, GENERATIONS, INVALIDATED, "instance-a", "v1",
+                List.of("g1"), List.of("live-g0"));
+        String at = Long.toString(beat.now());
+
+        advance(Duration.ofMillis(300));
+        BitmapStore.Registry registry = store.readRegistry(GENERATIONS, INVALIDATED);
+        assertThat(registry.now()).isGreaterThanOrEqualTo(beat.now() + 300);
+        assertThat(registry.generations()).isEqualTo(Map.of("g1", at));
+        assertThat(registry.invalidated()).isEqualTo(Map.of("live-g0", at));
+        BitmapStore.Registry again = store.readRegistry(GENERATIONS, INVALIDATED);
+        assertThat(again.generations()).as("reading wrote nothing").isEqualTo(Map.of("g1", at));
+        assertThat(again.invalidated()).isEqualTo(Map.of("live-g0", at));
+        assertThat(store.hashGetAll(INSTANCES)).isEqualTo(Map.of("instance-a", "v1|" + at));
+
+        store.hashDelete(GENERATIONS, "g1");
+        store.hashDelete(INVALIDATED, "live-g0");
+        store.hashDelete(INSTANCES, "instance-a", Duration.ofMillis(500));
+        BitmapStore.Registry emptied = store.readRegistry(GENERATIONS, INVALIDATED);
+        assertThat(emptied.generations()).isEmpty();
+        assertThat(emptied.invalidated()).isEmpty();
+        assertThat(store.hashGetAll(INSTANCES)).isEmpty();
+        assertThat(store.setIfAbsent(GENERATIONS, "free", null)).as("no key left behind").isTrue();
+    }
+
+    /** The clock of the registry's times is the clock of the store's expiries; reading it touches no key. */
+    @Test
+    void timeMillisIsTheClockTheStoreExpiresKeysBy() {
+        long start = store.timeMillis("clock");
+        assertThat(store.setIfAbsent("clock", "value", Duration.ofSeconds(1))).as("the slot key is not touched").isTrue();
+
+        advance(Duration.ofMillis(1_200));
+
+        assertThat(store.timeMillis("clock")).isGreaterThanOrEqualTo(start + 1_200);
+        assertThat(store.get("clock")).isEmpty();
+    }
+
+    // Trusting mirrors (EventStore): trust.lua and announce.lua.
+
+    @Test
+    void renewTrustKeepsTrustingUntilAheadOnceTheFilterIsLoadedAndPingsEitherWay() {
+        Queue<String> heard = listen("trust");
+        long[] unloaded = store.renewTrust(META, "trust", bytes("ping-1"), Duration.ofSeconds(1));
+        assertThat(unloaded[0]).isZero();
+        assertThat(unloaded[1]).as("nothing to trust before a load").isZero();
+        assertThat(store.hashGetAll(META)).isEmpty();
+
+        store.hashSet(META, "loadedAt", "1");
+        long before = store.timeMillis(META);
+        long[] renewed = store.renewTrust(META, "trust", bytes("ping-2"), Duration.ofSeconds(1));
+        assertThat(renewed[0]).isZero();
+        assertThat(renewed[2]).isGreaterThanOrEqualTo(before);
+        assertThat(renewed[1]).isBetween(before + 1_000, renewed[2] + 1_000);
+        assertThat(store.hashGetAll(META)).containsEntry("trustingUntil", Long.toString(renewed[1]));
+
+        long[] shorter = store.renewTrust(META, "trust", bytes("ping-3"), Duration.ofMillis(300));
+        assertThat(shorter[0]).isEqualTo(renewed[1]);
+        assertThat(shorter[1]).as("never moved back").isEqualTo(renewed[1]);
+        assertThat(store.hashGetAll(META)).containsEntry("trustingUntil", Long.toString(renewed[1]));
+
+        advance(Duration.ofMillis(1_200));
+        long lapsedAt = store.timeMillis(META);
+        long[] lapsed = store.renewTrust(META, "trust", bytes("ping-4"), Duration.ofSeconds(1));
+        assertThat(lapsed[0]).isEqualTo(renewed[1]);
+        assertThat(lapsed[2]).isGreaterThanOrEqualTo(renewed[2] + 1_200);
+        assertThat(lapsed[1]).isBetween(lapsedAt + 1_000, lapsed[2] + 1_000);
+
+        store.hashDelete(META, "loadedAt");
+        long[] unloadedAgain = store.renewTrust(META, "trust", bytes("ping-5"), Duration.ofMinutes(1));
+        assertThat(unloadedAgain[0]).isEqualTo(lapsed[1]);
+        assertThat(unloadedAgain[1]).as("left as it was once the load is gone").isEqualTo(lapsed[1]);
+        assertThat(store.hashGetAll(META)).isEqualTo(Map.of("trustingUntil", Long.toString(lapsed[1])));
+
+        Await.until("five pings heard", TIMEOUT, () -> heard.size() == 5);
+        assertThat(heard).containsExactly("ping-1", "ping-2", "ping-3", "ping-4", "ping-5");
+    }
+
+    @Test
+    void announceAsyncPublishesOnlyWhileTrustingUntilLiesAhead() {
+        Queue<String> heard = listen("adds");
+        assertThat(store.announceAsync(META, "adds", bytes("add-1")).join()).as("nobody trusts").isFalse();
+        store.hashSet(META, "trustingUntil", Long.toString(store.timeMillis(META) - 1));
+        assertThat(store.announceAsync(META, "adds", bytes("add-2")).join()).as("trust lapsed").isFalse();
+
+        store.hashSet(META, "loadedAt", "1");
+        store.renewTrust(META, "trust", bytes("ping"), Duration.ofSeconds(1));
+        assertThat(store.announceAsync(META, "adds", bytes("add-3")).join()).isTrue();
+        advance(Duration.ofMillis(1_200));
+        assertThat(store.announceAsync(META, "adds", bytes("add-4")).join()).as("past trustingUntil").isFalse();
+
+        store.publish("adds", bytes("end"));
+        Await.until("the end heard", TIMEOUT, () -> heard.contains("end"));
+        assertThat(heard).containsExactly("add-3", "end");
+    }
+
     private RedisBloomFilter filter(String name, FilterGeometry geometry) {
         RedisBloomFilter filter = RedisBloomFilter.builder(name, geometry, store).checkTimeout(TIMEOUT).build();
         filters.add(filter);
@@ -520,6 +669,17 @@ abstract class BitmapStoreContract {
                 .checkTimeout(TIMEOUT).instanceId(instanceId).build();
         filters.add(filter);
         return filter;
+    }
+
+    /** What {@code channel} delivers from now on, as text. */
+    private Queue<String> listen(String channel) {
+        Queue<String> heard = new ConcurrentLinkedQueue<>();
+        subscriptions.add(store.subscribe(channel, message -> heard.add(new String(message, StandardCharsets.UTF_8))));
+        return heard;
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     private static List<Object> absentKeys(RedisBloomFilter filter, int count) {
