@@ -35,6 +35,7 @@ import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.redis.BitmapStore;
 import dev.bloomguard.core.redis.BitmapStoreException;
+import dev.bloomguard.core.redis.PackedOffsets;
 import dev.bloomguard.testsupport.AbsentKeys;
 import dev.bloomguard.testsupport.Await;
 import dev.bloomguard.testsupport.GuavaFilters;
@@ -54,6 +55,8 @@ abstract class BitmapStoreContract {
     private static final String GENERATIONS = "registry:{users}:generations";
     private static final String INVALIDATED = "registry:{users}:invalidated";
     private static final String META = "users:{0}:meta";
+    /** A load's mark as the journal holds it: 12 bytes. */
+    private static final byte[] MARK = PackedOffsets.pack(new long[] { 7, 0, 0 }, 0, 3);
 
     private BitmapStore store;
     private final ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor();
@@ -658,6 +661,88 @@ abstract class BitmapStoreContract {
         assertThat(heard).containsExactly("add-3", "end");
     }
 
+    // The journal's upkeep (LoadStore.maintainJournal): maintain-journal.lua, by Redis's clock.
+
+    @Test
+    void maintainJournalStartsTheRetentionThenRotatesTheJournalOncePerRetention() {
+        BitmapStore.JournalKeys journal = journal("rotated");
+        push(journal, 2);
+        long before = store.timeMillis(journal.since());
+
+        assertThat(store.maintainJournal(journal, Duration.ofSeconds(1), 100)).isZero();
+        long since = Long.parseLong(store.get(journal.since()).orElseThrow());
+        assertThat(since).as("the retention starts now").isBetween(before, store.timeMillis(journal.since()));
+        assertThat(store.listLength(journal.current())).isEqualTo(2);
+        assertThat(store.listLength(journal.previous())).isZero();
+
+        advance(Duration.ofMillis(500));
+        assertThat(store.maintainJournal(journal, Duration.ofSeconds(1), 100)).isZero();
+        assertThat(store.listLength(journal.current())).as("within the retention").isEqualTo(2);
+        assertThat(store.get(journal.since())).contains(Long.toString(since));
+
+        advance(Duration.ofMillis(700));
+        assertThat(store.maintainJournal(journal, Duration.ofSeconds(1), 100)).isZero();
+        assertThat(store.listLength(journal.previous())).as("rotated").isEqualTo(2);
+        assertThat(store.listLength(journal.current())).isZero();
+        long rotatedAt = Long.parseLong(store.get(journal.since()).orElseThrow());
+        assertThat(rotatedAt).isGreaterThanOrEqualTo(since + 1_000);
+
+        push(journal, 1);
+        advance(Duration.ofMillis(1_200));
+        assertThat(store.maintainJournal(journal, Duration.ofSeconds(1), 100)).isZero();
+        assertThat(store.listLength(journal.previous())).as("the two oldest adds gone after two retentions").isEqualTo(1);
+        assertThat(store.listLength(journal.current())).isZero();
+        assertThat(Long.parseLong(store.get(journal.since()).orElseThrow())).isGreaterThanOrEqualTo(rotatedAt + 1_000);
+    }
+
+    @Test
+    void maintainJournalDoesNotRotateWhileALoadHoldsTheJournal() {
+        BitmapStore.JournalKeys journal = journal("held");
+        push(journal, 1);
+        store.maintainJournal(journal, Duration.ofSeconds(1), 100);
+        assertThat(store.beginJournalLoad(journal, "load-1", MARK, Duration.ofMinutes(1))).isEqualTo(1);
+
+        advance(Duration.ofMillis(1_200));
+        assertThat(store.maintainJournal(journal, Duration.ofSeconds(1), 100)).isZero();
+        assertThat(store.listLength(journal.current())).as("the load's mark stays where it was left").isEqualTo(2);
+        assertThat(store.listLength(journal.previous())).isZero();
+
+        assertThat(store.deleteIfEquals(journal.loading(), "load-1")).isTrue();
+        assertThat(store.maintainJournal(journal, Duration.ofSeconds(1), 100)).isZero();
+        assertThat(store.listLength(journal.previous())).as("rotated once the hold ended").isEqualTo(2);
+        assertThat(store.listLength(journal.current())).isZero();
+    }
+
+    @Test
+    void maintainJournalDropsTheOldestBeyondItsCapacityAndMarksTheJournalDroppedForARetention() {
+        BitmapStore.JournalKeys journal = journal("capped");
+        push(journal, 3);
+        assertThat(store.maintainJournal(journal, Duration.ofSeconds(1), 2)).isEqualTo(1);
+        assertThat(store.listLength(journal.current())).isEqualTo(2);
+        assertThat(store.get(journal.dropped())).contains("1");
+
+        advance(Duration.ofMillis(1_200));
+        assertThat(store.get(journal.dropped())).as("marked for a retention").isEmpty();
+        assertThat(store.maintainJournal(journal, Duration.ofSeconds(1), 10)).as("within capacity").isZero();
+        assertThat(store.listLength(journal.previous())).isEqualTo(2);
+        assertThat(store.get(journal.dropped())).as("nothing dropped, nothing marked").isEmpty();
+
+        push(journal, 2);
+        assertThat(store.maintainJournal(journal, Duration.ofSeconds(1), 3)).isEqualTo(1);
+        assertThat(store.listLength(journal.previous())).as("the oldest first, from previous").isEqualTo(1);
+        assertThat(store.listLength(journal.current())).isEqualTo(2);
+
+        store.beginJournalLoad(journal, "load-1", MARK, Duration.ofMinutes(1));
+        assertThat(store.maintainJournal(journal, Duration.ofSeconds(1), 2)).as("previous only, while a load holds")
+                .isEqualTo(1);
+        assertThat(store.listLength(journal.previous())).isZero();
+        assertThat(store.listLength(journal.current())).as("over capacity, but the load's mark stays").isEqualTo(3);
+
+        advance(Duration.ofMillis(1_200));
+        assertThat(store.get(journal.dropped())).as("merged as long as the load may swap, and a retention more")
+                .contains("1");
+    }
+
     private RedisBloomFilter filter(String name, FilterGeometry geometry) {
         RedisBloomFilter filter = RedisBloomFilter.builder(name, geometry, store).checkTimeout(TIMEOUT).build();
         filters.add(filter);
@@ -680,6 +765,20 @@ abstract class BitmapStoreContract {
 
     private static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static BitmapStore.JournalKeys journal(String name) {
+        String prefix = "journal:{" + name + "}:";
+        return new BitmapStore.JournalKeys(prefix + "current", prefix + "previous", prefix + "since", prefix + "dropped",
+                prefix + "loading");
+    }
+
+    /** {@code adds} adds onto the journal's current list, one offset each, as an add journals them. */
+    private void push(BitmapStore.JournalKeys journal, int adds) {
+        List<byte[]> entries = LongStream.range(0, adds).mapToObj(offset -> PackedOffsets.pack(new long[] { offset }, 0, 1))
+                .toList();
+        store.journalAndSetBitsMany(List.of(new BitmapStore.ShardAdds(journal.current(), entries,
+                journal.current() + ":bits", LongStream.range(0, adds).toArray(), null, null)));
     }
 
     private static List<Object> absentKeys(RedisBloomFilter filter, int count) {
