@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,6 +22,7 @@ import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -492,6 +494,32 @@ abstract class BitmapStoreContract {
         assertThat(catchThrowable(() -> store.hashIncrement("meta", "loadedAt", 1))).isInstanceOf(BitmapStoreException.class);
         assertThat(catchThrowable(() -> store.hashIncrement("meta", "max", 1))).isInstanceOf(BitmapStoreException.class);
         assertThat(store.hashGetAll("meta")).isEqualTo(Map.of("loadedAt", "not-a-number", "max", Long.toString(Long.MAX_VALUE)));
+    }
+
+    /** A command on a key of another type fails, as Redis's {@code WRONGTYPE} does, and changes nothing. */
+    @Test
+    void aPrimitiveOnAKeyOfAnotherTypeFailsAndChangesNothing() {
+        store.setIfAbsent("string", "value", null);
+        store.hashSet("hash", "field", "value");
+        Map<String, ThrowingCallable> wrongType = new LinkedHashMap<>();
+        wrongType.put("get", () -> store.get("hash"));
+        wrongType.put("length", () -> store.length("hash"));
+        wrongType.put("bitCount", () -> store.bitCount("hash"));
+        wrongType.put("clearBit", () -> store.clearBit("hash", 0));
+        wrongType.put("expireIfEquals", () -> store.expireIfEquals("hash", "value", Duration.ofMillis(1)));
+        wrongType.put("deleteIfEquals", () -> store.deleteIfEquals("hash", "value"));
+        wrongType.put("hashSet", () -> store.hashSet("string", "field", "value"));
+        wrongType.put("hashIncrement", () -> store.hashIncrement("string", "field", 1));
+        wrongType.put("hashDelete", () -> store.hashDelete("string", "field"));
+        wrongType.put("hashGetAll", () -> store.hashGetAll("string"));
+        wrongType.put("readRegistry", () -> store.readRegistry("string", GENERATIONS));
+        wrongType.put("heartbeat", () -> store.heartbeat("string", GENERATIONS, INVALIDATED, "instance-a", "v1",
+                List.of("g1"), List.of()));
+
+        wrongType.forEach((name, call) -> assertThat(catchThrowable(call)).as(name).isInstanceOf(BitmapStoreException.class));
+        assertThat(store.get("string")).contains("value");
+        assertThat(store.hashGetAll("hash")).isEqualTo(Map.of("field", "value"));
+        assertThat(store.hashGetAll(GENERATIONS)).isEmpty();
     }
 
     /** As a generation's ready markers are cleared: a bitmap that is there loses the bit, one that is not stays away. */
