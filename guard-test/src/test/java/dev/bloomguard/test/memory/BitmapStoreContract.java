@@ -496,6 +496,26 @@ abstract class BitmapStoreContract {
         assertThat(store.hashGetAll("meta")).isEqualTo(Map.of("loadedAt", "not-a-number", "max", Long.toString(Long.MAX_VALUE)));
     }
 
+    /**
+     * {@code HINCRBY} reads a field as Redis reads an integer (its {@code string2ll}): {@code 0}, or
+     * an optional minus and digits without a leading zero; no plus sign, no padding, no digits of
+     * other scripts.
+     */
+    @Test
+    void hashIncrementReadsOnlyAnIntegerWrittenAsRedisWritesOne() {
+        Map<String, String> notIntegers = Map.of("leading-zero", "05", "plus", "+5", "minus-zero", "-0", "padded", "5 ",
+                "arabic-indic", "\u0663");
+        notIntegers.forEach((field, value) -> store.hashSet("counts", field, value));
+        store.hashSet("counts", "negative", "-5");
+        store.hashSet("counts", "zero", "0");
+
+        notIntegers.forEach((field, value) -> assertThat(catchThrowable(() -> store.hashIncrement("counts", field, 1)))
+                .as("%s (%s)", field, value).isInstanceOf(BitmapStoreException.class));
+        assertThat(store.hashIncrement("counts", "negative", 1)).isEqualTo(-4);
+        assertThat(store.hashIncrement("counts", "zero", 1)).isEqualTo(1);
+        notIntegers.forEach((field, value) -> assertThat(store.hashGetAll("counts")).containsEntry(field, value));
+    }
+
     /** A command on a key of another type fails, as Redis's {@code WRONGTYPE} does, and changes nothing. */
     @Test
     void aPrimitiveOnAKeyOfAnotherTypeFailsAndChangesNothing() {
@@ -520,6 +540,12 @@ abstract class BitmapStoreContract {
         assertThat(store.get("string")).contains("value");
         assertThat(store.hashGetAll("hash")).isEqualTo(Map.of("field", "value"));
         assertThat(store.hashGetAll(GENERATIONS)).isEmpty();
+    }
+
+    /** {@code DEL} needs a key: a delete of none is refused, not a no-op. */
+    @Test
+    void deleteOfNoKeyIsRefused() {
+        assertThat(catchThrowable(() -> store.delete())).isInstanceOf(BitmapStoreException.class);
     }
 
     /** As a generation's ready markers are cleared: a bitmap that is there loses the bit, one that is not stays away. */
