@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 import dev.bloomguard.core.redis.BitmapStoreException;
 import dev.bloomguard.core.redis.KeyStore;
@@ -16,6 +17,8 @@ import dev.bloomguard.core.redis.KeyStore;
  * still holds.
  */
 final class MemoryKeys implements KeyStore {
+
+    private static final Pattern REDIS_INTEGER = Pattern.compile("0|-?[1-9][0-9]*");
 
     private final Keyspace keys;
 
@@ -34,7 +37,7 @@ final class MemoryKeys implements KeyStore {
             Map<String, String> hash = keys.hashToWrite(key);
             long value;
             try {
-                value = Math.addExact(Long.parseLong(hash.getOrDefault(field, "0")), by);
+                value = Math.addExact(integer(hash.getOrDefault(field, "0")), by);
             }
             catch (NumberFormatException | ArithmeticException ex) {
                 throw new BitmapStoreException("ERR hash value is not an integer or out of range: " + key, ex);
@@ -77,6 +80,9 @@ final class MemoryKeys implements KeyStore {
 
     @Override
     public void delete(String... names) {
+        if (names.length == 0) {
+            throw new BitmapStoreException("ERR wrong number of arguments for 'del' command: no key", null);
+        }
         keys.write(() -> {
             for (String key : names) {
                 keys.delete(key);
@@ -87,18 +93,32 @@ final class MemoryKeys implements KeyStore {
 
     @Override
     public boolean setIfAbsent(String key, String value, Duration ttl) {
+        // Redis refuses PX under 1 ms before it looks at the key, and sets nothing.
+        if (ttl != null && ttl.toMillis() <= 0) {
+            throw new BitmapStoreException("ERR invalid expire time in 'set' command: " + ttl + " for " + key, null);
+        }
         return keys.write(() -> {
             if (keys.exists(key)) {
                 return false;
             }
-            keys.setText(key, value, ttl == null ? 0 : Math.max(1, ttl.toMillis()));
+            keys.setText(key, value, ttl == null ? 0 : ttl.toMillis());
             return true;
         });
     }
 
     @Override
     public boolean expireIfEquals(String key, String value, Duration ttl) {
-        return keys.write(() -> value.equals(keys.text(key)) && keys.expire(key, Math.max(1, ttl.toMillis())));
+        return keys.write(() -> {
+            if (!value.equals(keys.text(key))) {
+                return false;
+            }
+            if (ttl.toMillis() <= 0) {
+                // PEXPIRE with no time left deletes the key at once.
+                keys.delete(key);
+                return true;
+            }
+            return keys.expire(key, ttl.toMillis());
+        });
     }
 
     @Override
@@ -120,5 +140,17 @@ final class MemoryKeys implements KeyStore {
     @Override
     public Map<String, String> hashGetAll(String key) {
         return keys.read(() -> new LinkedHashMap<>(keys.hash(key)));
+    }
+
+    /**
+     * A value as Redis reads an integer ({@code string2ll}): {@code 0}, or an optional minus and
+     * ASCII digits without a leading zero, within a long. {@link Long#parseLong} alone would also
+     * take {@code +5}, {@code 05}, {@code -0} and digits of other scripts, which Redis refuses.
+     */
+    private static long integer(String value) {
+        if (!REDIS_INTEGER.matcher(value).matches()) {
+            throw new NumberFormatException("not an integer as Redis reads one: " + value);
+        }
+        return Long.parseLong(value);
     }
 }
