@@ -190,7 +190,11 @@ record StarterRedisConnection(LettuceConnections connections, String description
         catch (NumberFormatException ex) {
             throw invalid(property + " has '" + node + "', whose port is not a number", "Write each node as host:port.");
         }
-        return RedisURI.Builder.redis(node.substring(0, colon).trim(), port(property, port));
+        String host = node.substring(0, colon).trim();
+        if (host.isEmpty()) {
+            throw invalid(property + " has '" + node + "', which names no host", "Write each node as host:port.");
+        }
+        return RedisURI.Builder.redis(host, port(property, port));
     }
 
     private static int port(String property, int port) {

@@ -24,6 +24,7 @@ import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.io.ClassPathResource;
 
 import dev.bloomguard.core.FilterGeometry;
@@ -451,6 +452,27 @@ class StartupFailureTests {
                 "bloom-guard.filters.user.warmup.catch-up-sql=SELECT id FROM startup_keys WHERE created > :since",
                 "bloom-guard.filters.user.warmup.catch-up-interval=500us")
                 .run(failsWith("bloom-guard.filters.user.warmup.catch-up-interval (PT0.0005S) must be at least 1 ms"));
+    }
+
+    /**
+     * A node without a host (" :6379", as a YAML list item or a padded value keeps it) passed the
+     * host:port parsing, and Lettuce then refused the empty host naming no property.
+     */
+    @Test
+    void failsOnAClusterOrSentinelNodeWithoutAHostAndNamesIt() {
+        runner.withInitializer(raw(Map.of("bloom-guard.redis.cluster.nodes[0]", " :6379")))
+                .run(failsWith("bloom-guard.redis.cluster.nodes has ' :6379', which names no host"));
+        runner.withInitializer(raw(Map.of("bloom-guard.redis.cluster.nodes[0]", ":6379")))
+                .run(failsWith("bloom-guard.redis.cluster.nodes has ':6379'"));
+        runner.withInitializer(raw(Map.of("bloom-guard.redis.sentinel.master", "mymaster",
+                "bloom-guard.redis.sentinel.nodes[0]", "localhost:26379", "bloom-guard.redis.sentinel.nodes[1]", "  :26380")))
+                .run(failsWith("bloom-guard.redis.sentinel.nodes has '  :26380', which names no host"));
+    }
+
+    /** Puts {@code properties} first among the context's property sources, each value exactly as given (untrimmed). */
+    private static ApplicationContextInitializer<ConfigurableApplicationContext> raw(Map<String, Object> properties) {
+        return context -> context.getEnvironment().getPropertySources()
+                .addFirst(new MapPropertySource("raw", properties));
     }
 
     @Test
