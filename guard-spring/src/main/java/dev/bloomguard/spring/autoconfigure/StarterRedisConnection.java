@@ -43,6 +43,11 @@ record StarterRedisConnection(LettuceConnections connections, String description
         Duration timeout = positive(settings.getTimeout(), prefix + ".timeout", Duration.ofSeconds(60));
         Duration connectTimeout = positive(settings.getConnectTimeout(), prefix + ".connect-timeout",
                 Duration.ofSeconds(10));
+        // Netty takes it in whole milliseconds, where 0 means no timeout at all.
+        if (connectTimeout.compareTo(Duration.ofMillis(1)) < 0) {
+            throw invalid(prefix + ".connect-timeout (" + connectTimeout + ") must be at least 1 ms",
+                    "Set a duration of 1 ms or more, e.g. 2s.");
+        }
         SocketOptions socket = SocketOptions.builder().connectTimeout(connectTimeout).build();
         List<String> clusterNodes = settings.getCluster().getNodes();
         BloomGuardRedisProperties.Sentinel sentinel = settings.getSentinel();
