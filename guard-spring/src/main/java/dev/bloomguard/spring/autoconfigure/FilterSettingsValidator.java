@@ -35,16 +35,17 @@ final class FilterSettingsValidator {
         if (properties.getKeyPrefix() != null && properties.getKeyPrefix().isBlank()) {
             throw new BloomGuardConfigurationException("bloom-guard.key-prefix must not be blank");
         }
-        requirePositive("bloom-guard.lock-ttl", properties.getLockTtl());
+        // The load lock and the load's hold on the journals are renewed every third of it, in whole milliseconds.
+        requireAtLeast("bloom-guard.lock-ttl", properties.getLockTtl(), 3);
         requirePositive("bloom-guard.status-refresh-interval", properties.getStatusRefreshInterval());
-        requirePositive("bloom-guard.rewind-check-interval", properties.getRewindCheckInterval());
+        requireAtLeast("bloom-guard.rewind-check-interval", properties.getRewindCheckInterval(), 1);
         Duration cooldown = properties.getEndpoint().getRebuildCooldown();
         if (cooldown == null || cooldown.isNegative()) {
             throw new BloomGuardConfigurationException("bloom-guard.endpoint.rebuild-cooldown (" + cooldown
                     + ") must not be negative");
         }
         requirePositive("bloom-guard.journal.retention", properties.getJournal().getRetention());
-        requirePositive("bloom-guard.rollout.heartbeat-interval", properties.getRollout().getHeartbeatInterval());
+        requireAtLeast("bloom-guard.rollout.heartbeat-interval", properties.getRollout().getHeartbeatInterval(), 1);
         requireNanos("bloom-guard.rollout.grace-period", properties.getRollout().getGracePeriod());
         requireNanos("bloom-guard.circuit-breaker.open-duration", properties.getCircuitBreaker().getOpenDuration());
         requireNanos("bloom-guard.circuit-breaker.slow-call", properties.getCircuitBreaker().getSlowCall());
@@ -142,7 +143,7 @@ final class FilterSettingsValidator {
                     throw new BloomGuardConfigurationException(property + "catch-up-sql has no :since parameter:"
                             + " name the time to read from, e.g. WHERE created_at > :since");
                 }
-                requirePositive(property + "catch-up-interval", warmup.getCatchUpInterval());
+                requireAtLeast(property + "catch-up-interval", warmup.getCatchUpInterval(), 1);
                 if (warmup.getCatchUpOverlap() == null || warmup.getCatchUpOverlap().isNegative()) {
                     throw new BloomGuardConfigurationException(property + "catch-up-overlap ("
                             + warmup.getCatchUpOverlap() + ") must not be negative");
@@ -279,6 +280,18 @@ final class FilterSettingsValidator {
     private static void requirePositive(String property, Duration value) {
         if (value == null || value.isNegative() || value.isZero()) {
             throw new BloomGuardConfigurationException(property + " (" + value + ") must be positive");
+        }
+        requireNanos(property, value);
+    }
+
+    /**
+     * For a duration the core schedules or hands to Redis in whole milliseconds: below
+     * {@code millis} it would truncate to a period the scheduler refuses (0) or under the core's
+     * minimum, failing deeper with an exception that names no property.
+     */
+    private static void requireAtLeast(String property, Duration value, long millis) {
+        if (value == null || value.compareTo(Duration.ofMillis(millis)) < 0) {
+            throw new BloomGuardConfigurationException(property + " (" + value + ") must be at least " + millis + " ms");
         }
         requireNanos(property, value);
     }

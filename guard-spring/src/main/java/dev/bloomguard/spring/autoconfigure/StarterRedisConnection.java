@@ -43,6 +43,11 @@ record StarterRedisConnection(LettuceConnections connections, String description
         Duration timeout = positive(settings.getTimeout(), prefix + ".timeout", Duration.ofSeconds(60));
         Duration connectTimeout = positive(settings.getConnectTimeout(), prefix + ".connect-timeout",
                 Duration.ofSeconds(10));
+        // Netty takes it in whole milliseconds, where 0 means no timeout at all.
+        if (connectTimeout.compareTo(Duration.ofMillis(1)) < 0) {
+            throw invalid(prefix + ".connect-timeout (" + connectTimeout + ") must be at least 1 ms",
+                    "Set a duration of 1 ms or more, e.g. 2s.");
+        }
         SocketOptions socket = SocketOptions.builder().connectTimeout(connectTimeout).build();
         List<String> clusterNodes = settings.getCluster().getNodes();
         BloomGuardRedisProperties.Sentinel sentinel = settings.getSentinel();
@@ -190,7 +195,11 @@ record StarterRedisConnection(LettuceConnections connections, String description
         catch (NumberFormatException ex) {
             throw invalid(property + " has '" + node + "', whose port is not a number", "Write each node as host:port.");
         }
-        return RedisURI.Builder.redis(node.substring(0, colon).trim(), port(property, port));
+        String host = node.substring(0, colon).trim();
+        if (host.isEmpty()) {
+            throw invalid(property + " has '" + node + "', which names no host", "Write each node as host:port.");
+        }
+        return RedisURI.Builder.redis(host, port(property, port));
     }
 
     private static int port(String property, int port) {

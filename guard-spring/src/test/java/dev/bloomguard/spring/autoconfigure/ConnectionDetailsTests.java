@@ -1,6 +1,7 @@
 package dev.bloomguard.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.stream.LongStream;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -17,6 +19,7 @@ import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.filter.RedisBloomFilter;
 import dev.bloomguard.embedded.RedisServer;
 import dev.bloomguard.spring.BloomFilterRegistry;
+import dev.bloomguard.spring.BootNames;
 import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.clients.ClientsApp;
 import dev.bloomguard.spring.clients.RedisConnectionDetailsBean;
@@ -101,6 +104,24 @@ class ConnectionDetailsTests {
             assertThat(ClientsApp.exists(RealServers.redis(), filter.keys().live(0))).as("in spring.data.redis's Redis")
                     .isFalse();
         }
+    }
+
+    /**
+     * Boot's own connection factories read the standalone description when the bean describes
+     * neither Sentinels nor a Cluster; one that describes none of the three names no Redis. The
+     * start fails through the failure analyzer naming the bean, not with a NullPointerException.
+     */
+    @Test
+    void aConnectionDetailsBeanThatDescribesNoRedisFailsNamingIt() {
+        assertThatThrownBy(() -> start(RedisConnectionDetailsBean.describingNothing(), "details-nothing").close())
+                .satisfies(failure -> {
+                    FailureAnalysis analysis = new BloomGuardConfigurationFailureAnalyzer().analyze(failure);
+                    assertThat(analysis).as("analysis of %s", failure).isNotNull();
+                    assertThat(analysis.getDescription()).contains(
+                            BootNames.redisConnectionDetails().getSimpleName() + " (",
+                            "describes no Redis: neither a standalone server, nor Sentinels, nor a Cluster");
+                    assertThat(analysis.getAction()).contains("bloom-guard.redis.host");
+                });
     }
 
     /** Loads the present ids: every one passes, nearly every absent one is blocked. */

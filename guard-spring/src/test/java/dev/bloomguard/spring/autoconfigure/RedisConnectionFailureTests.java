@@ -20,6 +20,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import dev.bloomguard.spring.BootNames;
+import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.clients.ClientsApp;
 
 /**
@@ -60,6 +61,17 @@ class RedisConnectionFailureTests {
                 "bloom-guard.redis.sentinel.master=mymaster"), "are both set", "Keep the settings");
         assertAnalysis(runner.withPropertyValues("bloom-guard.redis.cluster.nodes=localhost:7000",
                 "bloom-guard.redis.database=3"), "a Redis Cluster has only database 0", "Remove");
+    }
+
+    /**
+     * Lettuce hands the connect timeout to Netty in whole milliseconds, where 0 means no timeout:
+     * a connect timeout under 1 ms would wait on a connect for ever instead of almost not at all.
+     */
+    @Test
+    void aConnectTimeoutUnderAMillisecondFailsNamingItsProperty() {
+        assertAnalysis(runner.withPropertyValues("bloom-guard.redis.host=" + RealServers.redis().host(),
+                "bloom-guard.redis.port=" + RealServers.redis().port(), "bloom-guard.redis.connect-timeout=500us"),
+                "bloom-guard.redis.connect-timeout (PT0.0005S) must be at least 1 ms", "e.g. 2s");
     }
 
     @Test

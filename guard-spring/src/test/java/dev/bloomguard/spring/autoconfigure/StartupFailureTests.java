@@ -24,6 +24,7 @@ import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.io.ClassPathResource;
 
 import dev.bloomguard.core.FilterGeometry;
@@ -407,6 +408,71 @@ class StartupFailureTests {
                 "bloom-guard.filters.user.warmup.catch-up-sql=SELECT id FROM users WHERE created_at > :since",
                 "bloom-guard.filters.user.warmup.catch-up-overlap=110000d")
                 .run(failsWith("bloom-guard.filters.user.warmup.catch-up-overlap (PT2640000H) must be under 292 years"));
+    }
+
+    /**
+     * The load lock and the load's hold on the journals are renewed every third of
+     * {@code lock-ttl}, in whole milliseconds: the core wants at least 3 ms. Below, it failed
+     * deep in the filter's builder with an IllegalArgumentException naming no property.
+     */
+    @Test
+    void failsOnALockTtlBelowThreeMillisecondsAndNamesIt() {
+        runner.withPropertyValues("bloom-guard.lock-ttl=2ms")
+                .run(failsWith("bloom-guard.lock-ttl (PT0.002S) must be at least 3 ms"));
+        runner.withPropertyValues("bloom-guard.lock-ttl=1ms")
+                .run(failsWith("bloom-guard.lock-ttl (PT0.001S) must be at least 3 ms"));
+        runner.withPropertyValues("bloom-guard.lock-ttl=2999us")
+                .run(failsWith("bloom-guard.lock-ttl (PT0.002999S) must be at least 3 ms"));
+        runner.withPropertyValues("bloom-guard.lock-ttl=3ms").run(context -> assertThat(context).hasNotFailed());
+    }
+
+    /** The heartbeat runs on a scheduler of whole milliseconds: under 1 ms the core's builder refused it, naming no property. */
+    @Test
+    void failsOnAHeartbeatIntervalUnderAMillisecondAndNamesIt() {
+        runner.withPropertyValues("bloom-guard.rollout.heartbeat-interval=500us")
+                .run(failsWith("bloom-guard.rollout.heartbeat-interval (PT0.0005S) must be at least 1 ms"));
+    }
+
+    /**
+     * The rewind check runs every {@code rewind-check-interval} in whole milliseconds: under 1 ms
+     * the scheduler threw an IllegalArgumentException without a message at the warmer's start.
+     */
+    @Test
+    void failsOnARewindCheckIntervalUnderAMillisecondAndNamesIt() {
+        runner.withPropertyValues("bloom-guard.rewind-check-interval=500us")
+                .run(failsWith("bloom-guard.rewind-check-interval (PT0.0005S) must be at least 1 ms"));
+        runner.withPropertyValues("bloom-guard.rewind-check-interval=999999ns")
+                .run(failsWith("bloom-guard.rewind-check-interval (PT0.000999999S) must be at least 1 ms"));
+    }
+
+    /** The catch-up runs every {@code warmup.catch-up-interval} in whole milliseconds, as the rewind check does. */
+    @Test
+    void failsOnACatchUpIntervalUnderAMillisecondAndNamesIt() {
+        withWarmupTable().withPropertyValues("bloom-guard.filters.user.warmup.sql=SELECT id FROM startup_keys",
+                "bloom-guard.filters.user.warmup.catch-up-sql=SELECT id FROM startup_keys WHERE created > :since",
+                "bloom-guard.filters.user.warmup.catch-up-interval=500us")
+                .run(failsWith("bloom-guard.filters.user.warmup.catch-up-interval (PT0.0005S) must be at least 1 ms"));
+    }
+
+    /**
+     * A node without a host (" :6379", as a YAML list item or a padded value keeps it) passed the
+     * host:port parsing, and Lettuce then refused the empty host naming no property.
+     */
+    @Test
+    void failsOnAClusterOrSentinelNodeWithoutAHostAndNamesIt() {
+        runner.withInitializer(raw(Map.of("bloom-guard.redis.cluster.nodes[0]", " :6379")))
+                .run(failsWith("bloom-guard.redis.cluster.nodes has ' :6379', which names no host"));
+        runner.withInitializer(raw(Map.of("bloom-guard.redis.cluster.nodes[0]", ":6379")))
+                .run(failsWith("bloom-guard.redis.cluster.nodes has ':6379'"));
+        runner.withInitializer(raw(Map.of("bloom-guard.redis.sentinel.master", "mymaster",
+                "bloom-guard.redis.sentinel.nodes[0]", "localhost:26379", "bloom-guard.redis.sentinel.nodes[1]", "  :26380")))
+                .run(failsWith("bloom-guard.redis.sentinel.nodes has '  :26380', which names no host"));
+    }
+
+    /** Puts {@code properties} first among the context's property sources, each value exactly as given (untrimmed). */
+    private static ApplicationContextInitializer<ConfigurableApplicationContext> raw(Map<String, Object> properties) {
+        return context -> context.getEnvironment().getPropertySources()
+                .addFirst(new MapPropertySource("raw", properties));
     }
 
     @Test

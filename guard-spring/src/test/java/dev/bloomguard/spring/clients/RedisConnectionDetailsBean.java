@@ -72,6 +72,18 @@ public final class RedisConnectionDetailsBean {
         };
     }
 
+    /**
+     * A bean that describes no Redis at all: no standalone server, no Sentinel, no Cluster (as a
+     * custom implementation that overrides none of the interface's defaults does).
+     */
+    public static ApplicationContextInitializer<ConfigurableApplicationContext> describingNothing() {
+        return context -> {
+            Class<?> type = BootNames.redisConnectionDetails();
+            register((GenericApplicationContext) context, type, proxy(type, "the test's " + type.getSimpleName()
+                    + " of no Redis", Map.of()));
+        };
+    }
+
     private static ApplicationContextInitializer<ConfigurableApplicationContext> standalone(String host, int port,
             String password, String sslBundle) {
         return context -> {
