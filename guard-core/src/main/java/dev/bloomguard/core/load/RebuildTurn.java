@@ -3,6 +3,9 @@ package dev.bloomguard.core.load;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 import dev.bloomguard.core.FilterKeys;
 import dev.bloomguard.core.context.FilterContext;
@@ -14,10 +17,11 @@ import dev.bloomguard.core.redis.BitmapStore;
  * through a load balancer reaches every instance in turn. Only a rebuild asked for by an operator
  * or a client takes a turn; warmups, scheduled rebuilds and catch-ups do not.
  *
- * <p>The one thing easy to get wrong: the cooldown runs from the rebuild's end, not its start, so
- * that a rebuild slower than the cooldown is not followed at once by the next. {@link #ended}
- * arms it again then. While the rebuild runs past the first expiry, its load lock is what another
- * instance sees ({@code lockHolder}); the caller checks that before taking a turn.
+ * <p>The one thing easy to get wrong: the turn is held from the request until a cooldown after
+ * the rebuild's end, however long the rebuild runs. {@link #keepWhileRunning} renews it every
+ * third of the cooldown, so it never lapses under a rebuild slower than the cooldown, nor in the
+ * moment between the rebuild's load lock being released and {@link #ended} arming it again; a
+ * lapse there would let another instance start the next rebuild at once.
  */
 public final class RebuildTurn {
 
@@ -25,6 +29,7 @@ public final class RebuildTurn {
     private final String key;
     private final String holder;
     private final Duration cooldown;
+    private volatile ScheduledFuture<?> renewal;
 
     private RebuildTurn(BitmapStore store, String key, String holder, Duration cooldown) {
         this.store = store;
@@ -51,14 +56,32 @@ public final class RebuildTurn {
     }
 
     /**
+     * Renews the turn on {@code renewals} every third of the cooldown until {@link #ended} or
+     * {@link #giveBack}. A renewal that Redis fails is tried again at the next; a turn lost
+     * meanwhile lets one more rebuild start, which reads the table and blocks nothing.
+     */
+    public void keepWhileRunning(ScheduledExecutorService renewals) {
+        long period = Math.max(1, cooldown.toMillis() / 3);
+        renewal = renewals.scheduleAtFixedRate(this::renew, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    private void renew() {
+        try {
+            rearm();
+        }
+        catch (RuntimeException ex) {
+            // Tried again at the next renewal.
+        }
+    }
+
+    /**
      * The rebuild ended, however it ended: no other starts for the cooldown from now.
      *
      * @throws dev.bloomguard.core.redis.BitmapStoreException when Redis fails
      */
     public void ended() {
-        if (!store.expireIfEquals(key, holder, cooldown)) {
-            store.setIfAbsent(key, holder, cooldown);
-        }
+        stopRenewing();
+        rearm();
     }
 
     /**
@@ -67,7 +90,22 @@ public final class RebuildTurn {
      * @throws dev.bloomguard.core.redis.BitmapStoreException when Redis fails
      */
     public void giveBack() {
+        stopRenewing();
         store.deleteIfEquals(key, holder);
+    }
+
+    /** A full cooldown from now, whether the turn is still held or lapsed (taken again unless another has it). */
+    private void rearm() {
+        if (!store.expireIfEquals(key, holder, cooldown)) {
+            store.setIfAbsent(key, holder, cooldown);
+        }
+    }
+
+    private void stopRenewing() {
+        ScheduledFuture<?> running = renewal;
+        if (running != null) {
+            running.cancel(false);
+        }
     }
 
     /** How long the cooldown lasts: the longest another instance waits for its turn. */

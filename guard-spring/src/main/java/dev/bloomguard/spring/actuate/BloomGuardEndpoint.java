@@ -129,6 +129,11 @@ public final class BloomGuardEndpoint {
         return rebuilds.rebuild(filter);
     }
 
+    /** Stops keeping the fleet's turns of the rebuilds this endpoint started (the context closes). */
+    public void close() {
+        rebuilds.close();
+    }
+
     private FilterDescriptor describe(RedisBloomFilter filter, FilterStatusCache.Snapshot snapshot) {
         FilterStatus status = snapshot.status();
         boolean readable = status.bitCount() >= 0;

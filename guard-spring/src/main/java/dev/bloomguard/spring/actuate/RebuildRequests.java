@@ -6,6 +6,7 @@ import static dev.bloomguard.spring.actuate.BloomGuardEndpoint.REDIS_FAILED;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +23,8 @@ import dev.bloomguard.spring.warmup.FilterWarmer;
 /**
  * The endpoint's rebuilds on demand, one per cooldown per filter: for this instance
  * ({@link RebuildCooldown}, which holds while the rebuild runs) and for the fleet
- * ({@link RebuildTurn} in Redis, and the filter's load lock while any instance loads it). A
+ * ({@link RebuildTurn} in Redis, kept while the rebuild runs; and the filter's load lock, for the
+ * loads no endpoint started). A
  * request that finds a load of the filter running anywhere starts nothing, neither now nor
  * queued behind it: a chain of whole-table reads is what this is here to prevent.
  */
@@ -38,12 +40,25 @@ final class RebuildRequests {
     private final FilterWarmer warmer;
     private final RebuildCooldown cooldown;
     private final Duration rebuildCooldown;
+    /** Renews the fleet's turns of the rebuilds running; its one thread starts with the first. */
+    private final ScheduledThreadPoolExecutor renewals;
 
     RebuildRequests(BloomFilterRegistry registry, FilterWarmer warmer, Duration rebuildCooldown) {
         this.registry = registry;
         this.warmer = warmer;
         this.cooldown = new RebuildCooldown(rebuildCooldown, System::nanoTime);
         this.rebuildCooldown = rebuildCooldown;
+        this.renewals = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "bloomguard-rebuild-turn");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.renewals.setRemoveOnCancelPolicy(true);
+    }
+
+    /** Stops renewing turns: each lapses a cooldown after its last renewal. */
+    void close() {
+        renewals.shutdownNow();
     }
 
     /** See {@link BloomGuardEndpoint#rebuild}. */
@@ -55,18 +70,25 @@ final class RebuildRequests {
         RebuildTurn turn = null;
         CompletableFuture<LoadReport> load;
         try {
-            if (warmer.isWarming(filter) || loadingElsewhere(filter)) {
+            if (warmer.isWarming(filter)) {
                 // Not asked of the warmer, which would queue a rebuild behind the running load.
                 cooldown.cancel(filter);
-                return new WebEndpointResponse<>(new RebuildDescriptor(filter, "already-running", null, null));
+                return alreadyRunning(filter);
             }
             if (registry.contains(filter) && !rebuildCooldown.isZero()) {
+                // First the turn: a rebuild another instance's endpoint started holds it while it runs.
                 Optional<RebuildTurn> taken = registry.filter(filter).tryRebuildTurn(rebuildCooldown);
                 if (taken.isEmpty()) {
                     cooldown.cancel(filter);
                     return coolingDown(filter, rebuildCooldown);
                 }
                 turn = taken.get();
+                turn.keepWhileRunning(renewals);
+            }
+            if (loadingElsewhere(filter)) {
+                // A warmup or scheduled rebuild in another instance: nothing is queued behind it either.
+                giveBack(filter, turn);
+                return alreadyRunning(filter);
             }
             load = warmer.rebuild(filter);
         }
@@ -103,6 +125,10 @@ final class RebuildRequests {
     /** Whether another instance of the fleet holds the filter's load lock: a load runs there. */
     private boolean loadingElsewhere(String filter) {
         return registry.contains(filter) && registry.filter(filter).lockHolder().isPresent();
+    }
+
+    private static WebEndpointResponse<RebuildDescriptor> alreadyRunning(String filter) {
+        return new WebEndpointResponse<>(new RebuildDescriptor(filter, "already-running", null, null));
     }
 
     private WebEndpointResponse<RebuildDescriptor> coolingDown(String filter, Duration wait) {

@@ -47,7 +47,10 @@ class FleetRebuildCooldownTests {
 
     @Test
     void aPostToAnotherInstanceStartsNoRebuildWhileOneRunsNorForTheCooldownAfterIt() throws Exception {
-        try (ConfigurableApplicationContext first = start(); ConfigurableApplicationContext second = start()) {
+        READS.set(0);
+        gate = new CountDownLatch(1);
+        try (ConfigurableApplicationContext first = start("fleet-turn");
+                ConfigurableApplicationContext second = start("fleet-turn")) {
             TestHttp one = http(first);
             TestHttp other = http(second);
             FilterWarmer oneWarmer = first.getBean(FilterWarmer.class);
@@ -64,9 +67,9 @@ class FleetRebuildCooldownTests {
                 answers.add(again.getStatusCode().value() + " " + rebuild(again));
                 Thread.sleep(100);
             }
-            assertThat(answers).as("the other instance's answers while the first one's rebuild runs, past the"
-                    + " cooldown").hasSizeGreaterThan(10).allSatisfy(answer -> assertThat(answer)
-                            .isIn("429 cooling-down", "200 already-running"));
+            assertThat(answers).as("the other instance's answers while the first one's rebuild runs, twice as long"
+                    + " as the cooldown: the fleet's turn is kept while it runs").hasSizeGreaterThan(10)
+                    .containsOnly("429 cooling-down");
 
             gate.countDown();
             Await.until("the first rebuild to end", Duration.ofSeconds(20), () -> oneWarmer.isWarming("fleet"),
@@ -90,6 +93,43 @@ class FleetRebuildCooldownTests {
         }
     }
 
+    /**
+     * A load no endpoint started (a warmup, a scheduled rebuild, a call of the warmer) runs in one
+     * instance: a POST to another starts nothing, neither now nor queued behind its load lock, and
+     * takes no turn, so once that load ended the next POST starts a rebuild at once.
+     */
+    @Test
+    void aPostToAnotherInstanceWhileALoadItDidNotStartRunsThereQueuesNothingAndHoldsNoTurn() throws Exception {
+        READS.set(0);
+        gate = new CountDownLatch(1);
+        try (ConfigurableApplicationContext first = start("fleet-other-load");
+                ConfigurableApplicationContext second = start("fleet-other-load")) {
+            FilterWarmer oneWarmer = first.getBean(FilterWarmer.class);
+            FilterWarmer otherWarmer = second.getBean(FilterWarmer.class);
+            TestHttp other = http(second);
+
+            oneWarmer.rebuild("fleet");
+            Await.until("the first instance's load to read its source", Duration.ofSeconds(10), READS::get,
+                    reads -> reads == 1);
+            ResponseEntity<String> during = other.post("/actuator/bloomguard/fleet");
+            assertThat(during.getStatusCode().value() + " " + rebuild(during)).as("a POST to the other instance")
+                    .isEqualTo("200 already-running");
+
+            gate.countDown();
+            Await.until("the load to end", Duration.ofSeconds(20), () -> oneWarmer.isWarming("fleet"),
+                    warming -> !warming);
+            Thread.sleep(500);
+            assertThat(otherWarmer.isWarming("fleet")).as("a rebuild queued on the other instance").isFalse();
+            assertThat(READS.get()).as("reads of the key source: the load alone").isEqualTo(1);
+
+            assertThat(rebuild(other.post("/actuator/bloomguard/fleet"))).as("a POST once the load ended")
+                    .isEqualTo("started");
+            Await.until("that rebuild to finish", Duration.ofSeconds(20), () -> otherWarmer.isWarming("fleet"),
+                    warming -> !warming);
+            assertThat(READS.get()).isEqualTo(2);
+        }
+    }
+
     private static String rebuild(ResponseEntity<String> response) {
         return TestHttp.json(response.getBody()).path("rebuild").asText();
     }
@@ -98,9 +138,9 @@ class FleetRebuildCooldownTests {
         return new TestHttp(Integer.parseInt(context.getEnvironment().getProperty("local.server.port")));
     }
 
-    private static ConfigurableApplicationContext start() {
+    private static ConfigurableApplicationContext start(String keyPrefix) {
         List<String> properties = new ArrayList<>(List.of(RealServers.redisProperties()));
-        properties.addAll(List.of("server.port=0", "bloom-guard.key-prefix=actuate-fleet-cooldown",
+        properties.addAll(List.of("server.port=0", "bloom-guard.key-prefix=" + keyPrefix,
                 "bloom-guard.redis-timeout=5s", "bloom-guard.endpoint.rebuild-cooldown=" + COOLDOWN.toMillis() + "ms",
                 "management.endpoints.web.exposure.include=bloomguard",
                 "management.endpoint.bloomguard.access=unrestricted",
