@@ -44,6 +44,11 @@ final class FilterSettingsValidator {
             throw new BloomGuardConfigurationException("bloom-guard.endpoint.rebuild-cooldown (" + cooldown
                     + ") must not be negative");
         }
+        if (!cooldown.isZero() && cooldown.toMillis() < 1) {
+            // The fleet's rebuild turn expires in whole milliseconds: Redis refuses PX 0.
+            throw new BloomGuardConfigurationException("bloom-guard.endpoint.rebuild-cooldown (" + cooldown
+                    + ") must be 0 (no cooldown) or at least 1 ms");
+        }
         requirePositive("bloom-guard.journal.retention", properties.getJournal().getRetention());
         requireAtLeast("bloom-guard.rollout.heartbeat-interval", properties.getRollout().getHeartbeatInterval(), 1);
         requireNanos("bloom-guard.rollout.grace-period", properties.getRollout().getGracePeriod());

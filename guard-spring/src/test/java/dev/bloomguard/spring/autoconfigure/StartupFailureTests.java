@@ -487,6 +487,18 @@ class StartupFailureTests {
                 .run(failsWith("bloom-guard.endpoint.rebuild-cooldown (PT-1S) must not be negative"));
     }
 
+    /**
+     * The fleet's rebuild turn is a Redis key that expires in whole milliseconds: under 1 ms, every
+     * POST would have been refused by Redis ({@code PX 0}) and answered 503, for ever.
+     */
+    @Test
+    void failsOnARebuildCooldownUnderAMillisecondButZero() {
+        runner.withPropertyValues("bloom-guard.endpoint.rebuild-cooldown=500us")
+                .run(failsWith("bloom-guard.endpoint.rebuild-cooldown (PT0.0005S) must be 0 (no cooldown) or at least 1 ms"));
+        runner.withPropertyValues("bloom-guard.endpoint.rebuild-cooldown=0").run(context -> assertThat(context).hasNotFailed());
+        runner.withPropertyValues("bloom-guard.endpoint.rebuild-cooldown=1ms").run(context -> assertThat(context).hasNotFailed());
+    }
+
     @Test
     void failsOnMaxShrinkOutsideZeroToOne() {
         runner.withPropertyValues("bloom-guard.filters.user.rebuild.max-shrink=1.5")
