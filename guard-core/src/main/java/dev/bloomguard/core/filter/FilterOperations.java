@@ -18,6 +18,7 @@ import dev.bloomguard.core.Membership;
 import dev.bloomguard.core.hash.KeyHash;
 import dev.bloomguard.core.hash.KeyType;
 import dev.bloomguard.core.load.CatchUpTurn;
+import dev.bloomguard.core.load.RebuildTurn;
 import dev.bloomguard.core.mirror.MirrorStats;
 import dev.bloomguard.core.misses.RememberedMisses;
 import dev.bloomguard.core.redis.BitmapStoreException;
@@ -151,6 +152,15 @@ public interface FilterOperations {
      * @throws BitmapStoreException when Redis fails
      */
     Optional<CatchUpTurn> tryCatchUpTurn(String sourceId, Duration interval);
+
+    /**
+     * Takes the fleet's turn at a rebuild on demand ({@link RebuildTurn}): for an endpoint or an
+     * operator's tool, never for a warmup or a scheduled rebuild.
+     *
+     * @return the turn, or empty while a rebuild asked for by any instance is within its cooldown
+     * @throws BitmapStoreException when Redis fails
+     */
+    Optional<RebuildTurn> tryRebuildTurn(Duration cooldown);
 
     /**
      * Keeps each shard's adds journal within its retention and capacity: every add stays at least

@@ -247,13 +247,7 @@ public final class RedisBloomFilter implements FilterGuard, FilterOperations, Au
         return parts.loader.tryCatchUpTurn(sourceId, interval);
     }
 
-    /**
-     * Takes the fleet's turn at a rebuild on demand ({@link RebuildTurn}): empty while a rebuild
-     * asked for by any instance of the fleet is within its cooldown. For an endpoint or an
-     * operator's tool, never for a warmup or a scheduled rebuild.
-     *
-     * @throws dev.bloomguard.core.redis.BitmapStoreException when Redis fails
-     */
+    @Override
     public Optional<RebuildTurn> tryRebuildTurn(Duration cooldown) {
         return parts.loader.tryRebuildTurn(cooldown);
     }

@@ -1,5 +1,10 @@
 package dev.bloomguard.spring.autoconfigure;
 
+import static dev.bloomguard.spring.autoconfigure.DurationRules.requireAtLeast;
+import static dev.bloomguard.spring.autoconfigure.DurationRules.requireNanos;
+import static dev.bloomguard.spring.autoconfigure.DurationRules.requirePositive;
+import static dev.bloomguard.spring.autoconfigure.DurationRules.requireZeroOrAtLeast;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,16 +44,8 @@ final class FilterSettingsValidator {
         requireAtLeast("bloom-guard.lock-ttl", properties.getLockTtl(), 3);
         requirePositive("bloom-guard.status-refresh-interval", properties.getStatusRefreshInterval());
         requireAtLeast("bloom-guard.rewind-check-interval", properties.getRewindCheckInterval(), 1);
-        Duration cooldown = properties.getEndpoint().getRebuildCooldown();
-        if (cooldown == null || cooldown.isNegative()) {
-            throw new BloomGuardConfigurationException("bloom-guard.endpoint.rebuild-cooldown (" + cooldown
-                    + ") must not be negative");
-        }
-        if (!cooldown.isZero() && cooldown.toMillis() < 1) {
-            // The fleet's rebuild turn expires in whole milliseconds: Redis refuses PX 0.
-            throw new BloomGuardConfigurationException("bloom-guard.endpoint.rebuild-cooldown (" + cooldown
-                    + ") must be 0 (no cooldown) or at least 1 ms");
-        }
+        // The fleet's rebuild turn expires in whole milliseconds: Redis refuses PX 0.
+        requireZeroOrAtLeast("bloom-guard.endpoint.rebuild-cooldown", properties.getEndpoint().getRebuildCooldown(), 1);
         requirePositive("bloom-guard.journal.retention", properties.getJournal().getRetention());
         requireAtLeast("bloom-guard.rollout.heartbeat-interval", properties.getRollout().getHeartbeatInterval(), 1);
         requireNanos("bloom-guard.rollout.grace-period", properties.getRollout().getGracePeriod());
@@ -279,35 +276,6 @@ final class FilterSettingsValidator {
             throw new BloomGuardConfigurationException(property + "=true needs Caffeine, which is not on the class"
                     + " path: add the dependency com.github.ben-manes.caffeine:caffeine (optional in bloom-guard, as"
                     + " only the local mirror and the negative cache use it), or set " + property + "=false");
-        }
-    }
-
-    private static void requirePositive(String property, Duration value) {
-        if (value == null || value.isNegative() || value.isZero()) {
-            throw new BloomGuardConfigurationException(property + " (" + value + ") must be positive");
-        }
-        requireNanos(property, value);
-    }
-
-    /**
-     * For a duration the core schedules or hands to Redis in whole milliseconds: below
-     * {@code millis} it would truncate to a period the scheduler refuses (0) or under the core's
-     * minimum, failing deeper with an exception that names no property.
-     */
-    private static void requireAtLeast(String property, Duration value, long millis) {
-        if (value == null || value.compareTo(Duration.ofMillis(millis)) < 0) {
-            throw new BloomGuardConfigurationException(property + " (" + value + ") must be at least " + millis + " ms");
-        }
-        requireNanos(property, value);
-    }
-
-    /**
-     * The core keeps its durations as longs of nanoseconds, which hold about 292 years: a longer
-     * one (a "never" such as 110000d) would overflow in it with an error naming no property.
-     */
-    private static void requireNanos(String property, Duration value) {
-        if (value != null && value.compareTo(Duration.ofNanos(Long.MAX_VALUE)) > 0) {
-            throw new BloomGuardConfigurationException(property + " (" + value + ") must be under 292 years");
         }
     }
 }
