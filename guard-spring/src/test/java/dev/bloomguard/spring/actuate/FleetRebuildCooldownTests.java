@@ -5,10 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
@@ -25,7 +21,6 @@ import dev.bloomguard.spring.RealServers;
 import dev.bloomguard.spring.TestHttp;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.spring.warmup.KeySource;
-import dev.bloomguard.spring.warmup.RepositoryKeySource;
 import dev.bloomguard.testsupport.Await;
 
 /**
@@ -39,16 +34,13 @@ class FleetRebuildCooldownTests {
 
     private static final Duration COOLDOWN = Duration.ofSeconds(2);
 
-    /** Every read of the key source by either instance: each one a rebuild that reached the database. */
-    static final AtomicInteger READS = new AtomicInteger();
 
-    /** Holds the key source's reads until the test opens it. */
-    static volatile CountDownLatch gate = new CountDownLatch(1);
+    /** The key source both instances read, held at its gate until the test opens it. */
+    static final GatedKeys KEYS = new GatedKeys();
 
     @Test
     void aPostToAnotherInstanceStartsNoRebuildWhileOneRunsNorForTheCooldownAfterIt() throws Exception {
-        READS.set(0);
-        gate = new CountDownLatch(1);
+        KEYS.reset();
         try (ConfigurableApplicationContext first = start("fleet-turn");
                 ConfigurableApplicationContext second = start("fleet-turn")) {
             TestHttp one = http(first);
@@ -57,7 +49,7 @@ class FleetRebuildCooldownTests {
             FilterWarmer otherWarmer = second.getBean(FilterWarmer.class);
 
             assertThat(rebuild(one.post("/actuator/bloomguard/fleet"))).isEqualTo("started");
-            Await.until("the first instance's rebuild to read its source", Duration.ofSeconds(10), READS::get,
+            Await.until("the first instance's rebuild to read its source", Duration.ofSeconds(10), KEYS::reads,
                     reads -> reads == 1);
 
             List<String> answers = new ArrayList<>();
@@ -71,7 +63,7 @@ class FleetRebuildCooldownTests {
                     + " as the cooldown: the fleet's turn is kept while it runs").hasSizeGreaterThan(10)
                     .containsOnly("429 cooling-down");
 
-            gate.countDown();
+            KEYS.open();
             Await.until("the first rebuild to end", Duration.ofSeconds(20), () -> oneWarmer.isWarming("fleet"),
                     warming -> !warming);
             ResponseEntity<String> rightAfter = other.post("/actuator/bloomguard/fleet");
@@ -81,7 +73,7 @@ class FleetRebuildCooldownTests {
 
             Thread.sleep(COOLDOWN.toMillis() / 2);
             assertThat(otherWarmer.isWarming("fleet")).as("a rebuild queued on the other instance").isFalse();
-            assertThat(READS.get()).as("rebuilds that read the key source: the one accepted, nothing chained")
+            assertThat(KEYS.reads()).as("rebuilds that read the key source: the one accepted, nothing chained")
                     .isEqualTo(1);
 
             Thread.sleep(COOLDOWN.toMillis() + 200);
@@ -89,7 +81,7 @@ class FleetRebuildCooldownTests {
                     .isEqualTo("started");
             Await.until("the second rebuild to finish", Duration.ofSeconds(20), () -> otherWarmer.isWarming("fleet"),
                     warming -> !warming);
-            assertThat(READS.get()).isEqualTo(2);
+            assertThat(KEYS.reads()).isEqualTo(2);
         }
     }
 
@@ -100,8 +92,7 @@ class FleetRebuildCooldownTests {
      */
     @Test
     void aPostToAnotherInstanceWhileALoadItDidNotStartRunsThereQueuesNothingAndHoldsNoTurn() throws Exception {
-        READS.set(0);
-        gate = new CountDownLatch(1);
+        KEYS.reset();
         try (ConfigurableApplicationContext first = start("fleet-other-load");
                 ConfigurableApplicationContext second = start("fleet-other-load")) {
             FilterWarmer oneWarmer = first.getBean(FilterWarmer.class);
@@ -109,24 +100,24 @@ class FleetRebuildCooldownTests {
             TestHttp other = http(second);
 
             oneWarmer.rebuild("fleet");
-            Await.until("the first instance's load to read its source", Duration.ofSeconds(10), READS::get,
+            Await.until("the first instance's load to read its source", Duration.ofSeconds(10), KEYS::reads,
                     reads -> reads == 1);
             ResponseEntity<String> during = other.post("/actuator/bloomguard/fleet");
             assertThat(during.getStatusCode().value() + " " + rebuild(during)).as("a POST to the other instance")
                     .isEqualTo("200 already-running");
 
-            gate.countDown();
+            KEYS.open();
             Await.until("the load to end", Duration.ofSeconds(20), () -> oneWarmer.isWarming("fleet"),
                     warming -> !warming);
             Thread.sleep(500);
             assertThat(otherWarmer.isWarming("fleet")).as("a rebuild queued on the other instance").isFalse();
-            assertThat(READS.get()).as("reads of the key source: the load alone").isEqualTo(1);
+            assertThat(KEYS.reads()).as("reads of the key source: the load alone").isEqualTo(1);
 
             assertThat(rebuild(other.post("/actuator/bloomguard/fleet"))).as("a POST once the load ended")
                     .isEqualTo("started");
             Await.until("that rebuild to finish", Duration.ofSeconds(20), () -> otherWarmer.isWarming("fleet"),
                     warming -> !warming);
-            assertThat(READS.get()).isEqualTo(2);
+            assertThat(KEYS.reads()).isEqualTo(2);
         }
     }
 
@@ -158,16 +149,7 @@ class FleetRebuildCooldownTests {
         @Bean
         @BloomKeySource("fleet")
         KeySource fleetKeys() {
-            return RepositoryKeySource.of("fleet", () -> {
-                READS.incrementAndGet();
-                try {
-                    gate.await(30, TimeUnit.SECONDS);
-                }
-                catch (InterruptedException ex) {
-                    Thread.currentThread().interrupt();
-                }
-                return LongStream.rangeClosed(1, 100).boxed();
-            });
+            return KEYS.source("fleet");
         }
     }
 }

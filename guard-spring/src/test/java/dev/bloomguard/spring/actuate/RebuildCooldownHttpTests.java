@@ -5,10 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -25,7 +21,6 @@ import dev.bloomguard.spring.BootNames;
 import dev.bloomguard.spring.TestHttp;
 import dev.bloomguard.spring.warmup.FilterWarmer;
 import dev.bloomguard.spring.warmup.KeySource;
-import dev.bloomguard.spring.warmup.RepositoryKeySource;
 import dev.bloomguard.testsupport.Await;
 
 /**
@@ -47,11 +42,8 @@ class RebuildCooldownHttpTests extends AbstractServedApplicationTests {
 
     private static final Duration COOLDOWN = Duration.ofMillis(300);
 
-    /** Every read of the slow key source, each one a rebuild that reached the database. */
-    static final AtomicInteger READS = new AtomicInteger();
-
-    /** Holds the key source's reads until the test opens it: a rebuild far longer than the cooldown. */
-    static volatile CountDownLatch gate = new CountDownLatch(1);
+    /** The slow key source, held at its gate until the test opens it: a rebuild far longer than the cooldown. */
+    static final GatedKeys KEYS = new GatedKeys();
 
     @Autowired
     FilterWarmer warmer;
@@ -74,11 +66,11 @@ class RebuildCooldownHttpTests extends AbstractServedApplicationTests {
         assertThat(statuses).as("every POST while the rebuild runs, long past its cooldown").hasSizeGreaterThan(10)
                 .containsOnly(429);
 
-        gate.countDown();
+        KEYS.open();
         Await.until("the rebuild to finish", Duration.ofSeconds(20), () -> warmer.isWarming("slow"),
                 warming -> !warming);
         Thread.sleep(COOLDOWN.multipliedBy(3).toMillis());
-        assertThat(READS.get()).as("rebuilds that read the key source: the one accepted, nothing chained")
+        assertThat(KEYS.reads()).as("rebuilds that read the key source: the one accepted, nothing chained")
                 .isEqualTo(1);
 
         ResponseEntity<String> later = http.post("/actuator/bloomguard/slow");
@@ -86,7 +78,7 @@ class RebuildCooldownHttpTests extends AbstractServedApplicationTests {
         assertThat(TestHttp.json(later.getBody()).path("rebuild").asText()).isEqualTo("started");
         Await.until("the second rebuild to finish", Duration.ofSeconds(20), () -> warmer.isWarming("slow"),
                 warming -> !warming);
-        assertThat(READS.get()).isEqualTo(2);
+        assertThat(KEYS.reads()).isEqualTo(2);
     }
 
     @SpringBootConfiguration
@@ -97,16 +89,7 @@ class RebuildCooldownHttpTests extends AbstractServedApplicationTests {
         @Bean
         @BloomKeySource("slow")
         KeySource slowKeys() {
-            return RepositoryKeySource.of("slow", () -> {
-                READS.incrementAndGet();
-                try {
-                    gate.await(30, TimeUnit.SECONDS);
-                }
-                catch (InterruptedException ex) {
-                    Thread.currentThread().interrupt();
-                }
-                return LongStream.rangeClosed(1, 100).boxed();
-            });
+            return KEYS.source("slow");
         }
     }
 }
