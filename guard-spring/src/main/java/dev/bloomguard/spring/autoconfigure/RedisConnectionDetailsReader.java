@@ -36,6 +36,19 @@ public interface RedisConnectionDetailsReader {
      */
     record DescribedRedis(String source, BloomGuardRedisProperties coordinates, SslBundle sslBundle) {
 
+        /**
+         * The failure of a bean that describes no Redis at all ({@code getters} all return null).
+         * Spring Boot's own connection factories read the standalone description when there is no
+         * Sentinel or Cluster one, so they would fail on it too, with a NullPointerException.
+         */
+        public static BloomGuardRedisException nothingDescribed(String source, String getters) {
+            return new BloomGuardRedisException("bloom-guard cannot connect to Redis: the application's " + source
+                    + " describes no Redis: neither a standalone server, nor Sentinels, nor a Cluster (" + getters
+                    + " all return null)", "Make the bean describe its Redis, as Spring Boot's own Redis"
+                            + " configuration needs, or set bloom-guard.redis.host and bloom-guard.redis.port to the"
+                            + " Redis the filters live in.");
+        }
+
         /** One server at {@code host:port}. */
         public static DescribedRedis standalone(String source, Credentials credentials, String host, int port,
                 int database, SslBundle sslBundle) {

@@ -51,24 +51,12 @@ final class Boot4RedisConnectionDetailsReader implements RedisConnectionDetailsR
         }
         DataRedisConnectionDetails.Standalone standalone = bean.getStandalone();
         if (standalone == null) {
-            throw nothingDescribed(source);
+            throw DescribedRedis.nothingDescribed(source, "getStandalone(), getSentinel(), getCluster(), getMasterReplica()");
         }
         return Optional.of(DescribedRedis.standalone(source, credentials, standalone.getHost(), standalone.getPort(),
                 standalone.getDatabase(), sslBundle));
     }
 
-    /**
-     * Spring Boot's own connection factories read the standalone description when there is no
-     * Sentinel or Cluster one, so a bean without any describes no Redis: Boot's factories would
-     * fail on it too, with a NullPointerException.
-     */
-    private static BloomGuardRedisException nothingDescribed(String source) {
-        return new BloomGuardRedisException("bloom-guard cannot connect to Redis: the application's " + source
-                + " describes no Redis: neither a standalone server, nor Sentinels, nor a Cluster (getStandalone(),"
-                + " getSentinel(), getCluster(), getMasterReplica() all return null)", "Make the bean describe its"
-                        + " Redis, as Spring Boot's own Redis configuration needs, or set bloom-guard.redis.host and"
-                        + " bloom-guard.redis.port to the Redis the filters live in.");
-    }
 
     private static List<String> nodes(List<DataRedisConnectionDetails.Node> nodes) {
         return nodes.stream().map(node -> node.host() + ":" + node.port()).toList();
